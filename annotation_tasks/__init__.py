@@ -1,0 +1,1 @@
+"""The FactCrowd domain: content to judge, work units, labels, analysis, crowd platforms."""

@@ -1,0 +1,1 @@
+"""Celery jobs ("task" is our domain word, so the module is celery_tasks). Jobs only call services."""

@@ -1,0 +1,41 @@
+"""The data model of the whole annotation process, split by concern.
+
+- projects: Project, ProjectMembership, Job (background import/parse/export with progress)
+- content:  Source, Response, Predicate, QA, AnswerSpan, AtomicFact (what is judged)
+- work:     Worker, Batch, Unit, UnitResponse, Assignment, QualityDecision (who judges what)
+- labels:   SpanLabel, QALabel, FactLabel, PairwisePreference, GoldLabel (the judgements)
+"""
+from annotation_tasks.models.content import QA, AnswerSpan, AtomicFact, Predicate, Response, Source
+from annotation_tasks.models.labels import FactLabel, GoldLabel, PairwisePreference, QALabel, SpanLabel
+from annotation_tasks.models.projects import Job, Project, ProjectMembership
+from annotation_tasks.models.work import (
+    Assignment,
+    Batch,
+    QualityDecision,
+    Unit,
+    UnitResponse,
+    Worker,
+)
+
+__all__ = [
+    "AnswerSpan",
+    "Assignment",
+    "AtomicFact",
+    "Batch",
+    "FactLabel",
+    "GoldLabel",
+    "Job",
+    "PairwisePreference",
+    "Predicate",
+    "Project",
+    "ProjectMembership",
+    "QA",
+    "QALabel",
+    "QualityDecision",
+    "Response",
+    "Source",
+    "SpanLabel",
+    "Unit",
+    "UnitResponse",
+    "Worker",
+]

@@ -1,0 +1,154 @@
+"""What is judged: a source (reference), its responses (generated texts), and their parse.
+
+Token indices are positions in the response's tokens flattened across sentences; spans are
+half-open [start, end) as in the QASemConsistency release.
+"""
+from __future__ import annotations
+
+from django.db import models
+from django.db.models import F, Q
+
+from annotation_tasks.models.projects import Project
+
+
+class Origin(models.TextChoices):
+    PARSER = "parser"
+    IMPORTED = "imported"
+    HUMAN = "human"
+
+
+class Source(models.Model):
+    """The reference text (or several passages, e.g. RAG contexts), with an optional question."""
+
+    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="sources")
+    external_id = models.CharField(max_length=255)
+    text = models.TextField(blank=True)
+    tokens = models.JSONField(null=True, blank=True, help_text="Token list when the source came tokenized.")
+    passages = models.JSONField(default=list, blank=True, help_text="Retrieved contexts, for RAG items.")
+    question = models.TextField(blank=True)
+    metadata = models.JSONField(default=dict, blank=True)
+
+    class Meta:
+        ordering = ["id"]
+        constraints = [models.UniqueConstraint(fields=["project", "external_id"], name="unique_source_per_project")]
+
+    def __str__(self) -> str:
+        return self.external_id
+
+
+class Response(models.Model):
+    """A generated text judged against its source.
+
+    tokens: [[text, char_start, char_end], ...] over `text`.
+    sentences: [{"start": tok, "end": tok, "text": str, ...}, ...]; extra keys keep format details
+    (e.g. FActScore's is_relevant).
+    """
+
+    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="responses")
+    source = models.ForeignKey(Source, on_delete=models.CASCADE, related_name="responses")
+    external_id = models.CharField(max_length=255)
+    system = models.CharField(max_length=200, db_index=True)
+    text = models.TextField()
+    tokens = models.JSONField(default=list, blank=True)
+    sentences = models.JSONField(default=list, blank=True)
+    metadata = models.JSONField(default=dict, blank=True)
+    parsed_at = models.DateTimeField(null=True, blank=True)
+    parser_backend = models.CharField(max_length=40, blank=True)
+
+    class Meta:
+        ordering = ["id"]
+        constraints = [
+            models.UniqueConstraint(fields=["project", "external_id"], name="unique_response_per_project")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.external_id} ({self.system})"
+
+
+class Predicate(models.Model):
+    class Kind(models.TextChoices):
+        VERBAL = "verbal"
+        NOMINAL = "nominal"
+        COPULAR = "copular"
+
+    response = models.ForeignKey(Response, on_delete=models.CASCADE, related_name="predicates")
+    token_index = models.PositiveIntegerField()
+    text = models.CharField(max_length=200)
+    verb_form = models.CharField(max_length=200, blank=True)
+    kind = models.CharField(max_length=10, choices=Kind.choices, default=Kind.VERBAL)
+    pos = models.CharField(max_length=10, blank=True, help_text="Part of speech as released (VERB, NOUN, AUX).")
+    sentence_index = models.PositiveIntegerField(default=0)
+    origin = models.CharField(max_length=10, choices=Origin.choices, default=Origin.PARSER)
+
+    class Meta:
+        ordering = ["response_id", "token_index"]
+        constraints = [
+            models.UniqueConstraint(fields=["response", "token_index"], name="one_predicate_per_token")
+        ]
+
+
+class QA(models.Model):
+    class Validity(models.TextChoices):
+        UNKNOWN = "unknown"
+        VALID = "valid"
+        INVALID = "invalid"
+
+    response = models.ForeignKey(Response, on_delete=models.CASCADE, related_name="qas")
+    predicate = models.ForeignKey(Predicate, on_delete=models.CASCADE, related_name="qas")
+    external_id = models.CharField(max_length=255, blank=True)
+    question = models.CharField(max_length=500)
+    raw_question = models.JSONField(null=True, blank=True, help_text="QA-SRL 7 slots: wh aux subj verb obj prep obj2")
+    answer = models.CharField(max_length=1000)
+    answer_start = models.PositiveIntegerField()
+    answer_end = models.PositiveIntegerField()
+    role = models.CharField(max_length=40, blank=True)
+    origin = models.CharField(max_length=10, choices=Origin.choices, default=Origin.PARSER)
+    validity = models.CharField(max_length=10, choices=Validity.choices, default=Validity.UNKNOWN)
+    edited = models.BooleanField(default=False, help_text="Changed by a person; parsing never replaces it.")
+    metadata = models.JSONField(default=dict, blank=True)
+    order = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        ordering = ["response_id", "order", "id"]
+        constraints = [
+            models.CheckConstraint(condition=Q(answer_end__gt=F("answer_start")), name="qa_answer_span_nonempty"),
+        ]
+
+
+class AnswerSpan(models.Model):
+    """A merged answer span of a response: step 1 labels these; its QAs follow."""
+
+    response = models.ForeignKey(Response, on_delete=models.CASCADE, related_name="answer_spans")
+    external_id = models.CharField(max_length=255, blank=True)
+    start = models.PositiveIntegerField()
+    end = models.PositiveIntegerField()
+    text = models.CharField(max_length=1000, blank=True)
+    qas = models.ManyToManyField(QA, related_name="answer_spans")
+    origin = models.CharField(max_length=10, choices=Origin.choices, default=Origin.PARSER)
+    order = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        ordering = ["response_id", "order", "start", "id"]
+        constraints = [
+            models.CheckConstraint(condition=Q(end__gt=F("start")), name="answer_span_nonempty"),
+        ]
+
+
+class AtomicFact(models.Model):
+    response = models.ForeignKey(Response, on_delete=models.CASCADE, related_name="atomic_facts")
+    sentence_index = models.PositiveIntegerField(default=0)
+    text = models.TextField()
+    origin = models.CharField(max_length=10, choices=Origin.choices, default=Origin.PARSER)
+    kind = models.CharField(
+        max_length=10,
+        default="model",
+        help_text="'model' facts come from a splitter (LLM or rules); 'human' facts were written or edited by people.",
+    )
+    edited_from = models.ManyToManyField("self", symmetrical=False, related_name="edited_into", blank=True)
+    created_by_assignment = models.ForeignKey(
+        "annotation_tasks.Assignment", null=True, blank=True, on_delete=models.CASCADE, related_name="created_facts"
+    )
+    order = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        ordering = ["response_id", "sentence_index", "order", "id"]

@@ -1,0 +1,94 @@
+"""Projects (a study with its protocol) and background jobs."""
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+
+
+class Protocol(models.TextChoices):
+    """The steps a project can run; a project's protocol is an ordered subset."""
+
+    QA_VALIDATION = "qa_validation", "QA validation (expert pre-step)"
+    SPAN_COVERAGE = "span_coverage", "Step 1: answer-span coverage"
+    QA_SUPPORT = "qa_support", "Step 2: QA support"
+    FACT_LABELING = "fact_labeling", "Atomic-fact labeling (FActScore)"
+    PAIRWISE = "pairwise", "Pairwise comparison"
+
+
+DEFAULT_PROTOCOL = [Protocol.SPAN_COVERAGE.value, Protocol.QA_SUPPORT.value]
+
+
+def default_protocol() -> list[str]:
+    return list(DEFAULT_PROTOCOL)
+
+
+class Project(models.Model):
+    name = models.CharField(max_length=200, unique=True)
+    description = models.TextField(blank=True)
+    protocol = models.JSONField(default=default_protocol, help_text="Ordered list of Protocol values.")
+    annotations_per_item = models.PositiveSmallIntegerField(default=3)
+    instructions = models.TextField(blank=True)
+    members = models.ManyToManyField(
+        settings.AUTH_USER_MODEL, through="ProjectMembership", related_name="factcrowd_projects", blank=True
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["name"]
+
+    def __str__(self) -> str:
+        return self.name
+
+    def has_step(self, step: str) -> bool:
+        return step in (self.protocol or [])
+
+
+class ProjectMembership(models.Model):
+    class Role(models.TextChoices):
+        RESEARCHER = "researcher"
+        ANNOTATOR = "annotator"
+
+    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="memberships")
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="factcrowd_memberships")
+    role = models.CharField(max_length=20, choices=Role.choices, default=Role.RESEARCHER)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["project", "user"], name="one_membership_per_user")]
+
+
+class Job(models.Model):
+    """A long operation (import, parse, export, sync) run by a Celery worker, with progress."""
+
+    class Kind(models.TextChoices):
+        IMPORT = "import"
+        PARSE = "parse"
+        EXPORT = "export"
+        SYNC = "sync"
+        PUBLISH = "publish"
+
+    class Status(models.TextChoices):
+        QUEUED = "queued"
+        RUNNING = "running"
+        DONE = "done"
+        FAILED = "failed"
+
+    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="jobs")
+    kind = models.CharField(max_length=20, choices=Kind.choices)
+    status = models.CharField(max_length=20, choices=Status.choices, default=Status.QUEUED)
+    params = models.JSONField(default=dict, blank=True)
+    done = models.PositiveIntegerField(default=0)
+    total = models.PositiveIntegerField(default=0)
+    error = models.TextField(blank=True)
+    result = models.JSONField(default=dict, blank=True)
+    celery_id = models.CharField(max_length=64, blank=True)
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
+    created_at = models.DateTimeField(auto_now_add=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+
+    @property
+    def progress(self) -> float:
+        return (self.done / self.total) if self.total else 0.0

@@ -1,0 +1,160 @@
+"""Who judges what: workers, batches, units (HITs), assignments, quality decisions.
+
+Nothing here knows a platform's API: `provider` is a name and `provider_ref` an opaque id that
+only annotation_tasks.crowd interprets.
+"""
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+from django.db.models import Q
+
+from annotation_tasks.models.content import Response, Source
+from annotation_tasks.models.projects import Project
+
+
+class Worker(models.Model):
+    provider = models.CharField(max_length=20, default="local")
+    external_id = models.CharField(max_length=255)
+    user = models.OneToOneField(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="factcrowd_worker"
+    )
+    status = models.CharField(max_length=20, default="active", help_text="active / warned / soft_blocked / blocked")
+    qualifications = models.JSONField(default=dict, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["provider", "external_id"]
+        constraints = [models.UniqueConstraint(fields=["provider", "external_id"], name="unique_worker_per_provider")]
+
+    def __str__(self) -> str:
+        return f"{self.provider}:{self.external_id}"
+
+
+class Batch(models.Model):
+    class Status(models.TextChoices):
+        DRAFT = "draft"
+        PUBLISHED = "published"
+        CLOSED = "closed"
+        IMPORTED = "imported"
+
+    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="batches")
+    name = models.CharField(max_length=200)
+    provider = models.CharField(max_length=20, default="local")
+    status = models.CharField(max_length=20, choices=Status.choices, default=Status.DRAFT)
+    settings = models.JSONField(default=dict, blank=True, help_text="Reward, durations, qualifications, gold rate.")
+    provider_ref = models.CharField(max_length=255, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    published_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+        constraints = [models.UniqueConstraint(fields=["project", "name"], name="unique_batch_name_per_project")]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class Unit(models.Model):
+    """A work unit (HIT): one source with one or more responses."""
+
+    class Status(models.TextChoices):
+        OPEN = "open"
+        COMPLETE = "complete"
+        CLOSED = "closed"
+
+    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="units")
+    batch = models.ForeignKey(Batch, null=True, blank=True, on_delete=models.CASCADE, related_name="units")
+    source = models.ForeignKey(Source, on_delete=models.CASCADE, related_name="units")
+    responses = models.ManyToManyField(Response, through="UnitResponse", related_name="units")
+    mode = models.CharField(
+        max_length=20, default="qasem", help_text="qasem / factscore / pairwise / validation"
+    )
+    assignments_wanted = models.PositiveSmallIntegerField(default=3)
+    is_gold = models.BooleanField(default=False)
+    status = models.CharField(max_length=20, choices=Status.choices, default=Status.OPEN)
+    provider_ref = models.CharField(max_length=255, blank=True, help_text="e.g. the MTurk HITId")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["id"]
+        indexes = [models.Index(fields=["project", "status"])]
+
+
+class UnitResponse(models.Model):
+    unit = models.ForeignKey(Unit, on_delete=models.CASCADE, related_name="unit_responses")
+    response = models.ForeignKey(Response, on_delete=models.CASCADE, related_name="unit_responses")
+    position = models.PositiveSmallIntegerField(default=0)
+
+    class Meta:
+        ordering = ["unit_id", "position"]
+        constraints = [models.UniqueConstraint(fields=["unit", "response"], name="response_once_per_unit")]
+
+
+class Assignment(models.Model):
+    """A worker's attempt at a unit: draft, submission, times, and what the worker saw."""
+
+    class Status(models.TextChoices):
+        ASSIGNED = "assigned"
+        SUBMITTED = "submitted"
+        APPROVED = "approved"
+        REJECTED = "rejected"
+        EXPIRED = "expired"
+        RETURNED = "returned"
+
+    ACTIVE_STATUSES = (Status.ASSIGNED, Status.SUBMITTED, Status.APPROVED)
+
+    unit = models.ForeignKey(Unit, on_delete=models.CASCADE, related_name="assignments")
+    worker = models.ForeignKey(Worker, on_delete=models.CASCADE, related_name="assignments")
+    status = models.CharField(max_length=20, choices=Status.choices, default=Status.ASSIGNED)
+    provider_assignment_id = models.CharField(max_length=255, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    submitted_at = models.DateTimeField(null=True, blank=True)
+    expires_at = models.DateTimeField(null=True, blank=True)
+    reviewed_at = models.DateTimeField(null=True, blank=True)
+    time_on_task_ms = models.PositiveBigIntegerField(null=True, blank=True)
+    draft = models.JSONField(null=True, blank=True)
+    draft_saved_at = models.DateTimeField(null=True, blank=True)
+    shown = models.JSONField(default=dict, blank=True, help_text="What the worker saw: ids and texts shown.")
+    submission = models.JSONField(null=True, blank=True, help_text="The raw submitted payload.")
+    feedback = models.TextField(blank=True)
+    bonus_paid = models.DecimalField(max_digits=8, decimal_places=2, default=0)
+
+    class Meta:
+        ordering = ["id"]
+        constraints = [
+            # A unit never goes twice to the same worker while that attempt counts.
+            models.UniqueConstraint(
+                fields=["unit", "worker"],
+                condition=Q(status__in=["assigned", "submitted", "approved"]),
+                name="one_active_assignment_per_worker_unit",
+            ),
+            # MTurk may reuse an AssignmentId after a return: key on (assignment id, worker).
+            models.UniqueConstraint(
+                fields=["provider_assignment_id", "worker"],
+                condition=~Q(provider_assignment_id=""),
+                name="unique_provider_assignment_per_worker",
+            ),
+        ]
+        indexes = [models.Index(fields=["unit", "status"]), models.Index(fields=["status", "expires_at"])]
+
+
+class QualityDecision(models.Model):
+    """A logged, reversible quality-control decision about a worker or an assignment."""
+
+    worker = models.ForeignKey(Worker, on_delete=models.CASCADE, related_name="decisions")
+    assignment = models.ForeignKey(
+        Assignment, null=True, blank=True, on_delete=models.CASCADE, related_name="decisions"
+    )
+    action = models.CharField(max_length=30, help_text="qualify / warn / soft_block / block / approve / reject / bonus ...")
+    reason = models.TextField()
+    metrics = models.JSONField(default=dict, blank=True)
+    amount = models.DecimalField(max_digits=8, decimal_places=2, null=True, blank=True)
+    request_token = models.CharField(max_length=64, blank=True)
+    status = models.CharField(max_length=20, default="pending", help_text="pending / done / failed / reversed")
+    reverses = models.ForeignKey("self", null=True, blank=True, on_delete=models.SET_NULL, related_name="reversed_by")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at"]

@@ -1,0 +1,169 @@
+"""FactCrowd settings, read from the environment (django-environ) with embedded defaults.
+
+Defaults run everything on one machine with no server: an SQLite file, a filesystem Celery broker,
+and the embedded parser. Production sets DATABASE_URL (PostgreSQL) and CELERY_BROKER_URL (Redis).
+"""
+from pathlib import Path
+
+import environ
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+VAR_DIR = Path(environ.Env().str("FACTCROWD_VAR_DIR", default=str(BASE_DIR / "var")))
+
+env = environ.Env(
+    DEBUG=(bool, False),
+    ALLOWED_HOSTS=(list, ["localhost", "127.0.0.1", "[::1]", "testserver"]),
+)
+environ.Env.read_env(BASE_DIR / ".env", overwrite=False) if (BASE_DIR / ".env").exists() else None
+
+SECRET_KEY = env.str("SECRET_KEY", default="dev-only-insecure-key-change-me-in-production")
+DEBUG = env("DEBUG")
+ALLOWED_HOSTS = env("ALLOWED_HOSTS")
+CSRF_TRUSTED_ORIGINS = env.list("CSRF_TRUSTED_ORIGINS", default=[])
+
+INSTALLED_APPS = [
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "django.contrib.staticfiles",
+    "rest_framework",
+    "rest_framework.authtoken",
+    "drf_spectacular",
+    "django_celery_results",
+    "annotation_tasks",
+]
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+]
+
+ROOT_URLCONF = "backend.urls"
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+            ]
+        },
+    }
+]
+WSGI_APPLICATION = "backend.wsgi.application"
+
+VAR_DIR.mkdir(parents=True, exist_ok=True)
+DATABASES = {"default": env.db("DATABASE_URL", default=f"sqlite:///{VAR_DIR / 'factcrowd.sqlite3'}")}
+if DATABASES["default"]["ENGINE"].endswith("sqlite3"):
+    # Concurrent writers (web + worker) wait for the lock instead of failing at once.
+    DATABASES["default"].setdefault("OPTIONS", {})["timeout"] = 20
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+]
+LANGUAGE_CODE = "en-us"
+TIME_ZONE = "UTC"
+USE_I18N = True
+USE_TZ = True
+
+STATIC_URL = "/static/"
+STATIC_ROOT = VAR_DIR / "static"
+
+# Crowd platforms frame the unit page: only their origins may (CSP frame-ancestors).
+X_FRAME_OPTIONS = "DENY"
+FRAME_ANCESTORS = env.list(
+    "FRAME_ANCESTORS",
+    default=[
+        "'self'",
+        "https://workersandbox.mturk.com",
+        "https://worker.mturk.com",
+        "https://www.mturk.com",
+        "https://app.prolific.com",
+        "https://app.prolific.co",
+    ],
+)
+
+REST_FRAMEWORK = {
+    "DEFAULT_AUTHENTICATION_CLASSES": [
+        "rest_framework.authentication.TokenAuthentication",
+        "rest_framework.authentication.SessionAuthentication",
+    ],
+    "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
+    "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.PageNumberPagination",
+    "PAGE_SIZE": 50,
+    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+}
+SPECTACULAR_SETTINGS = {
+    "TITLE": "FactCrowd API",
+    "DESCRIPTION": "Human evaluation of factual consistency: projects, units, assignments, labels, reports.",
+    "VERSION": "0.1.0",
+}
+
+# Celery: a broker that needs no server by default (filesystem), Redis in production.
+CELERY_BROKER_URL = env.str("CELERY_BROKER_URL", default="filesystem://")
+_BROKER_DIR = VAR_DIR / "celery-broker"
+if CELERY_BROKER_URL.startswith("filesystem://"):
+    for _sub in ("queue", "processed", "control"):
+        (_BROKER_DIR / _sub).mkdir(parents=True, exist_ok=True)
+    CELERY_BROKER_TRANSPORT_OPTIONS = {
+        "data_folder_in": str(_BROKER_DIR / "queue"),
+        "data_folder_out": str(_BROKER_DIR / "queue"),
+        "processed_folder": str(_BROKER_DIR / "processed"),
+        "store_processed": False,
+        "control_folder": str(_BROKER_DIR / "control"),
+    }
+CELERY_RESULT_BACKEND = env.str("CELERY_RESULT_BACKEND", default="django-db")
+CELERY_TASK_ALWAYS_EAGER = env.bool("CELERY_TASK_ALWAYS_EAGER", default=False)
+CELERY_TASK_EAGER_PROPAGATES = True
+CELERY_TASK_ACKS_LATE = True
+CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+CELERY_BEAT_SCHEDULE = {
+    "sync-crowd-submissions": {
+        "task": "annotation_tasks.sync_open_batches",
+        "schedule": env.float("CROWD_SYNC_SECONDS", default=300.0),
+    },
+    "expire-abandoned-assignments": {
+        "task": "annotation_tasks.expire_abandoned_assignments",
+        "schedule": 60.0,
+    },
+}
+
+# Parsing. Models never download at run time: T5_MODEL_DIR is a local directory.
+PARSER_BACKEND = env.str("PARSER_BACKEND", default="embedded")
+T5_MODEL_DIR = env.str("T5_MODEL_DIR", default="")
+NOMINALIZATION_MODEL_DIR = env.str("NOMINALIZATION_MODEL_DIR", default="")
+ATOMIC_FACTS_BACKEND = env.str("ATOMIC_FACTS_BACKEND", default="embedded")
+LLM_BASE_URL = env.str("LLM_BASE_URL", default="")
+LLM_API_KEY = env.str("LLM_API_KEY", default="")
+LLM_MODEL = env.str("LLM_MODEL", default="")
+
+# Crowd platforms. MTurk uses the sandbox unless MTURK_PRODUCTION is set explicitly.
+CROWD_DEFAULT_PROVIDER = env.str("CROWD_DEFAULT_PROVIDER", default="local")
+PUBLIC_BASE_URL = env.str("PUBLIC_BASE_URL", default="http://127.0.0.1:8000")
+MTURK_PRODUCTION = env.bool("MTURK_PRODUCTION", default=False)
+MTURK_ENDPOINT_URL = env.str("MTURK_ENDPOINT_URL", default="")
+AWS_ACCESS_KEY_ID = env.str("AWS_ACCESS_KEY_ID", default="")
+AWS_SECRET_ACCESS_KEY = env.str("AWS_SECRET_ACCESS_KEY", default="")
+PROLIFIC_API_URL = env.str("PROLIFIC_API_URL", default="https://api.prolific.com/api/v1")
+PROLIFIC_API_TOKEN = env.str("PROLIFIC_API_TOKEN", default="")
+
+# Work units: how long a local annotator may hold an assignment before it returns to the queue.
+ASSIGNMENT_TIMEOUT_MINUTES = env.int("ASSIGNMENT_TIMEOUT_MINUTES", default=60)
+
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "root": {"handlers": ["console"], "level": env.str("LOG_LEVEL", default="INFO")},
+}

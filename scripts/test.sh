@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Runs every test: ruff, the frontend's Vitest suite, and pytest (unit, integration, e2e in headless
+# Chromium) on SQLite; then the pytest suite again on PostgreSQL when TEST_POSTGRES_URL is set.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/setup.sh
+export PATH="$PWD/.venv/bin:$PATH"
+
+ruff check .
+if [ -f frontend/package.json ]; then
+  (cd frontend && npx vitest run)
+fi
+
+echo "== pytest on SQLite =="
+env -u DATABASE_URL python -m pytest "$@"
+if [ -n "${TEST_POSTGRES_URL:-}" ]; then
+  echo "== pytest on PostgreSQL =="
+  DATABASE_URL="$TEST_POSTGRES_URL" python -m pytest "$@"
+fi
