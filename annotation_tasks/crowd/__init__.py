@@ -1,0 +1,16 @@
+"""Crowd platforms behind one interface. Nothing outside this package knows which platform is in use.
+
+Use `get_provider(name)`; providers: "local" (our own annotators, the default), "mturk", "prolific".
+"""
+from annotation_tasks.crowd.base import CostEstimate, CrowdProvider, EntryContext, ProviderError, SubmissionRecord
+from annotation_tasks.crowd.registry import available_providers, get_provider
+
+__all__ = [
+    "CostEstimate",
+    "CrowdProvider",
+    "EntryContext",
+    "ProviderError",
+    "SubmissionRecord",
+    "available_providers",
+    "get_provider",
+]
