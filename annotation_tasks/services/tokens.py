@@ -1,0 +1,80 @@
+"""Signed references handed to browsers: per-assignment tokens, unit entry refs, invite links.
+
+Each kind has its own salt, so a token of one kind never verifies as another (an invite link is not an
+assignment token). Tokens carry ids only; the server re-reads state (status, expiry) on every use.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from django.core import signing
+
+ASSIGNMENT_SALT = "factcrowd.assignment"
+UNIT_SALT = "factcrowd.unit"
+PREVIEW_SALT = "factcrowd.preview"
+INVITE_SALT = "factcrowd.invite"
+
+INVITE_MAX_AGE_S = 60 * 60 * 24 * 30
+
+
+class BadToken(Exception):
+    """The token is tampered, of another kind, or too old."""
+
+
+@dataclass(frozen=True)
+class AssignmentClaim:
+    assignment_id: int
+    worker_id: int
+
+
+def assignment_token(assignment) -> str:
+    """The token that authorizes reading and writing exactly this assignment (bound to its worker too)."""
+    return signing.dumps({"a": assignment.pk, "w": assignment.worker_id}, salt=ASSIGNMENT_SALT, compress=True)
+
+
+def read_assignment_token(token: str) -> AssignmentClaim:
+    try:
+        data = signing.loads(token, salt=ASSIGNMENT_SALT)
+        return AssignmentClaim(int(data["a"]), int(data["w"]))
+    except (signing.BadSignature, KeyError, TypeError, ValueError) as exc:
+        raise BadToken("invalid assignment token") from exc
+
+
+def unit_ref(unit) -> str:
+    """The opaque unit reference put in the URL crowd platforms open (/work/unit/<ref>/)."""
+    return signing.dumps({"u": unit.pk}, salt=UNIT_SALT, compress=True)
+
+
+def read_unit_ref(ref: str) -> int:
+    try:
+        return int(signing.loads(ref, salt=UNIT_SALT)["u"])
+    except (signing.BadSignature, KeyError, TypeError, ValueError) as exc:
+        raise BadToken("invalid unit reference") from exc
+
+
+def preview_token(unit) -> str:
+    """Read-only token for a platform's preview: shows the unit, can never draft or submit."""
+    return signing.dumps({"u": unit.pk}, salt=PREVIEW_SALT, compress=True)
+
+
+def read_preview_token(token: str) -> int:
+    try:
+        return int(signing.loads(token, salt=PREVIEW_SALT)["u"])
+    except (signing.BadSignature, KeyError, TypeError, ValueError) as exc:
+        raise BadToken("invalid preview token") from exc
+
+
+def invite_token(project) -> str:
+    return signing.dumps({"p": project.pk}, salt=INVITE_SALT, compress=True)
+
+
+def read_invite_token(token: str, max_age: int = INVITE_MAX_AGE_S) -> int:
+    try:
+        return int(signing.loads(token, salt=INVITE_SALT, max_age=max_age)["p"])
+    except (signing.BadSignature, KeyError, TypeError, ValueError) as exc:
+        raise BadToken("invalid or expired invite link") from exc
+
+
+def unit_entry_path(unit) -> str:
+    """Path of the page a crowd platform opens for this unit; platforms append their own query parameters."""
+    return f"/work/unit/{unit_ref(unit)}/"
