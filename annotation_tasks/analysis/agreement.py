@@ -1,0 +1,178 @@
+"""Inter-annotator agreement over a labels frame: Fleiss' kappa, Krippendorff's alpha, unanimity,
+and each worker's agreement with the majority of the other workers.
+
+All coefficients start from the per-item count matrix of aggregation.item_counts (one np.bincount), so a
+million labels take a fraction of a second. A coefficient that is undefined for the data (one category
+only, no item with two labels) is returned as None, never raised: a report over a fresh project or a
+small grouping must still render.
+"""
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+from typing import Any
+
+import krippendorff
+import numpy as np
+import pandas as pd
+
+from annotation_tasks.analysis.aggregation import ItemCounts, item_counts, majority_from_counts
+
+
+def _finite_or_none(value: float) -> float | None:
+    return float(value) if math.isfinite(value) else None
+
+
+def fleiss_kappa(counts: np.ndarray) -> float | None:
+    """Fleiss' kappa from an items × categories count matrix.
+
+    Items with fewer than two labels are dropped (they carry no agreement). With the same number of raters
+    on every item this is exactly Fleiss (1971) and statsmodels' fleiss_kappa; with varying numbers each
+    item's observed agreement uses its own n_i (the usual generalisation), and category proportions are
+    taken over all labels of the kept items. None when undefined (no kept item, or one category only).
+    """
+    counts = np.asarray(counts, dtype=np.float64)
+    if counts.ndim != 2 or counts.size == 0:
+        return None
+    n_i = counts.sum(axis=1)
+    kept = n_i >= 2
+    if not kept.any():
+        return None
+    counts, n_i = counts[kept], n_i[kept]
+    p_item = ((counts * counts).sum(axis=1) - n_i) / (n_i * (n_i - 1))
+    p_cat = counts.sum(axis=0) / n_i.sum()
+    p_exp = float((p_cat * p_cat).sum())
+    if p_exp >= 1.0 - 1e-12:
+        return None
+    return _finite_or_none((float(p_item.mean()) - p_exp) / (1.0 - p_exp))
+
+
+def krippendorff_alpha(counts: np.ndarray) -> float | None:
+    """Nominal Krippendorff's alpha with the krippendorff package, from the same count matrix.
+
+    krippendorff.alpha(value_counts=...) is the package's own entry point for units × values counts and
+    equals alpha on the reliability matrix (tests check both); it avoids building a raters × items matrix,
+    which for crowd data (many workers, few labels each) would be mostly NaN. None when undefined.
+    """
+    counts = np.asarray(counts)
+    if counts.ndim != 2 or counts.size == 0:
+        return None
+    pairable = counts[counts.sum(axis=1) >= 2]
+    if len(pairable) == 0 or np.count_nonzero(pairable.sum(axis=0)) < 2:
+        return None
+    try:
+        value = krippendorff.alpha(value_counts=pairable, level_of_measurement="nominal")
+    except ValueError:
+        return None
+    return _finite_or_none(float(value))
+
+
+def percent_unanimous(counts: np.ndarray) -> float | None:
+    """Share (0–100) of items with at least two labels on which every label is the same; None if no such item."""
+    counts = np.asarray(counts)
+    if counts.size == 0:
+        return None
+    n_i = counts.sum(axis=1)
+    kept = n_i >= 2
+    if not kept.any():
+        return None
+    return float((counts[kept].max(axis=1) == n_i[kept]).mean() * 100.0)
+
+
+def worker_agreement(labels: pd.DataFrame, counts: ItemCounts | None = None) -> pd.DataFrame:
+    """Each worker's agreement with the majority of the OTHER workers on the same items (one level).
+
+    For every label the worker's own vote is removed from the item's counts; the others' majority is then
+    compared with it. Items where no other worker labelled, or where the others tie, are not compared (the
+    worker would agree with one side of a split by construction). Columns: worker_id, n_labels, n_compared,
+    agreement (0–1, None when nothing could be compared).
+    """
+    if labels.empty:
+        return pd.DataFrame({c: pd.Series(dtype=object) for c in ["worker_id", "n_labels", "n_compared", "agreement"]})
+    ic = counts if counts is not None else item_counts(labels)
+    others = ic.counts[ic.item_codes].copy()
+    others[np.arange(len(others)), ic.label_codes] -= 1
+    winner, tie = majority_from_counts(others)
+    compared = (others.sum(axis=1) > 0) & ~tie
+    agree = compared & (winner == ic.label_codes)
+    worker_codes, workers = pd.factorize(labels["worker_id"].to_numpy(), sort=True)
+    n_workers = len(workers)
+    n_labels = np.bincount(worker_codes, minlength=n_workers)
+    n_compared = np.bincount(worker_codes, weights=compared, minlength=n_workers).astype(np.int64)
+    n_agree = np.bincount(worker_codes, weights=agree, minlength=n_workers)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        rate = n_agree / n_compared
+    return pd.DataFrame(
+        {
+            "worker_id": np.asarray(workers),
+            "n_labels": n_labels,
+            "n_compared": n_compared,
+            "agreement": [float(r) if c else None for r, c in zip(rate, n_compared, strict=True)],
+        }
+    )
+
+
+def agreement_summary(labels: pd.DataFrame, level: str | None = None) -> dict[str, Any]:
+    """All agreement figures of ONE level's labels: counts, kappa, alpha, unanimity, majority shares."""
+    if labels.empty:
+        return {
+            "n_items": 0,
+            "n_labels": 0,
+            "n_workers": 0,
+            "labels_per_item": None,
+            "fleiss_kappa": None,
+            "krippendorff_alpha": None,
+            "percent_unanimous": None,
+            "majority_share": {},
+        }
+    ic = item_counts(labels, level)
+    winner, _ = majority_from_counts(ic.counts)
+    shares = np.bincount(winner, minlength=len(ic.categories)) / len(winner) * 100.0
+    return {
+        "n_items": int(len(ic.item_ids)),
+        "n_labels": int(len(labels)),
+        "n_workers": int(labels["worker_id"].nunique()),
+        "labels_per_item": float(len(labels) / len(ic.item_ids)),
+        "fleiss_kappa": fleiss_kappa(ic.counts),
+        "krippendorff_alpha": krippendorff_alpha(ic.counts),
+        "percent_unanimous": percent_unanimous(ic.counts),
+        "majority_share": {c: float(s) for c, s in zip(ic.categories, shares, strict=True)},
+    }
+
+
+def agreement_table(labels: pd.DataFrame, by: str | None = None, levels: Iterable[str] | None = None) -> list[dict]:
+    """Rows of agreement figures: one per level over all items (group None), plus one per value of `by`.
+
+    `by` names a column of the labels frame (dataset, system, split); rows are ordered by level, then the
+    overall row, then groups in sorted order, so JSON output is stable.
+    """
+    rows: list[dict] = []
+    wanted = list(levels) if levels is not None else sorted(pd.unique(labels["level"])) if len(labels) else []
+    for level in wanted:
+        level_labels = labels[labels["level"] == level]
+        rows.append({"level": level, "by": by, "group": None, **agreement_summary(level_labels, level)})
+        if by is None or level_labels.empty:
+            continue
+        for group, group_labels in level_labels.groupby(by, sort=True, observed=True, dropna=False):
+            group_value = None if pd.isna(group) else group
+            rows.append({"level": level, "by": by, "group": group_value, **agreement_summary(group_labels, level)})
+    return rows
+
+
+def worker_table(labels: pd.DataFrame) -> list[dict]:
+    """Per-level, per-worker agreement with the others' majority, as plain rows for the report."""
+    rows: list[dict] = []
+    for level, level_labels in labels.groupby("level", sort=True, observed=True):
+        table = worker_agreement(level_labels)
+        for rec in table.to_dict("records"):
+            worker = rec["worker_id"]
+            rows.append(
+                {
+                    "level": level,
+                    "worker_id": worker.item() if hasattr(worker, "item") else worker,
+                    "n_labels": int(rec["n_labels"]),
+                    "n_compared": int(rec["n_compared"]),
+                    "agreement": rec["agreement"],
+                }
+            )
+    return rows

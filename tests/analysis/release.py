@@ -1,0 +1,52 @@
+"""Test helper: labels, QA-structure and FActScore frames read straight from the published JSONL files.
+
+They mirror the frame contract of annotation_tasks.services.frames, so the pure analysis can be checked
+against the published figures without a database.
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pandas as pd
+
+from tests.conftest import shared_file
+
+
+def qasem_rows() -> list[dict]:
+    path: Path = shared_file("qasem_consistency", "dev.jsonl")
+    with path.open(encoding="utf-8") as fh:
+        return [json.loads(line) for line in fh if line.strip()]
+
+
+def qasem_frames() -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+    """(labels, qas, qa_spans) for the QASem dev file; ids are running integers, worker k of a source is k."""
+    labels, qas, qa_spans = [], [], []
+    next_qa = next_span = 0
+    for response_id, row in enumerate(qasem_rows()):
+        base = {
+            "response_id": response_id,
+            "source_id": str(row["source_id"]),
+            "system": row["model"],
+            "dataset": row["dataset"],
+        }
+        qa_ids: dict[int, int] = {}
+        for qa in row["qas"]:
+            qa_ids[qa["qa_id"]] = next_qa
+            qas.append({"item_id": next_qa, "response_id": response_id, "predicate_id": f"{response_id}:{qa['predicate_idx']}"})
+            for k, value in enumerate(qa["annotations"]):
+                labels.append({**base, "level": "qa", "item_id": next_qa, "worker_id": f"{row['source_id']}:{k}",
+                               "assignment_id": f"{row['source_id']}:{k}",
+                               "label": "not_supported" if value == 1 else "supported", "derived_from_span": False})
+            next_qa += 1
+        for span in row["spans"]:
+            for k, value in enumerate(span["annotations"]):
+                labels.append({**base, "level": "span", "item_id": next_span, "worker_id": f"{row['source_id']}:{k}",
+                               "assignment_id": f"{row['source_id']}:{k}",
+                               "label": "covered" if value == 1 else "not_covered", "derived_from_span": False})
+            for qa_id in span["qaIds"]:
+                if qa_id not in qa_ids:  # 15 spans of the release name QAs that are not in the file
+                    continue
+                qa_spans.append({"qa_id": qa_ids[qa_id], "span_id": next_span})
+            next_span += 1
+    return pd.DataFrame(labels), pd.DataFrame(qas), pd.DataFrame(qa_spans)
