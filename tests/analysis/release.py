@@ -33,7 +33,7 @@ def qasem_frames() -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
         qa_ids: dict[int, int] = {}
         for qa in row["qas"]:
             qa_ids[qa["qa_id"]] = next_qa
-            qas.append({"item_id": next_qa, "response_id": response_id, "predicate_id": f"{response_id}:{qa['predicate_idx']}"})
+            qas.append({**base, "item_id": next_qa, "predicate_id": f"{response_id}:{qa['predicate_idx']}"})
             for k, value in enumerate(qa["annotations"]):
                 labels.append({**base, "level": "qa", "item_id": next_qa, "worker_id": f"{row['source_id']}:{k}",
                                "assignment_id": f"{row['source_id']}:{k}",
@@ -50,3 +50,28 @@ def qasem_frames() -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
                 qa_spans.append({"qa_id": qa_ids[qa_id], "span_id": next_span})
             next_span += 1
     return pd.DataFrame(labels), pd.DataFrame(qas), pd.DataFrame(qa_spans)
+
+
+def factscore_frames(systems: tuple[str, ...] = ("InstructGPT", "ChatGPT")) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """(responses, facts) for the FActScore labeled files, stored the way the importer stores them."""
+    responses, facts = [], []
+    fact_id = 0
+    for system in systems:
+        path = shared_file("factscore_labeled", f"{system}.jsonl")
+        with path.open(encoding="utf-8") as fh:
+            for line in fh:
+                row = json.loads(line)
+                response_id = f"{system}:{row['topic']}"
+                responses.append({"response_id": response_id, "system": system, "source_id": row["topic"],
+                                  "dataset": "factscore", "abstained": row["annotations"] is None})
+                for index, sentence in enumerate(row["annotations"] or []):
+                    base = {"response_id": response_id, "sentence_index": index,
+                            "sentence_relevant": bool(sentence["is-relevant"])}
+                    for _fact in sentence.get("model-atomic-facts") or []:
+                        facts.append({**base, "fact_id": fact_id, "kind": "model", "worker_id": None, "label": None})
+                        fact_id += 1
+                    for fact in sentence.get("human-atomic-facts") or []:
+                        facts.append({**base, "fact_id": fact_id, "kind": "human", "worker_id": "factscore-expert",
+                                      "label": fact["label"]})
+                        fact_id += 1
+    return pd.DataFrame(responses), pd.DataFrame(facts)

@@ -1,0 +1,166 @@
+"""QASem consistency: per-QA verdicts from the two steps, per-response scores, per-system means.
+
+Two-step rule: step 1 asks whether an answer span is covered by the source, step 2 whether each QA is
+supported. A QA whose answer span is (by majority) not covered cannot be supported, whatever step 2 said:
+its error is *extrinsic* (the answer is not in the source). A QA whose span is covered but which the
+majority marks not supported is an *intrinsic* error (the source has the content but says otherwise).
+A QA that belongs to no span, or whose spans carry no labels (step 1 not run), counts as covered.
+
+Inputs (frames from annotation_tasks.services.frames):
+- labels: the labels frame (levels 'qa' and 'span' are used)
+- qas: one row per QA: item_id, response_id, predicate_id, system (+ any grouping column: dataset, split...)
+- qa_spans: one row per (qa_id, span_id) membership
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from annotation_tasks.analysis.aggregation import item_counts, majority_from_counts
+
+VERDICT_COLUMNS = ["item_id", "response_id", "predicate_id", "qa_majority", "span_covered", "supported", "error"]
+
+
+def _majority_series(labels: pd.DataFrame, level: str) -> pd.Series:
+    """item_id → majority label of one level (tie rule of aggregation), empty when no labels."""
+    level_labels = labels[labels["level"] == level]
+    if level_labels.empty:
+        return pd.Series(dtype=object)
+    ic = item_counts(level_labels, level)
+    winner, _ = majority_from_counts(ic.counts)
+    return pd.Series(np.asarray(ic.categories, dtype=object)[winner], index=ic.item_ids)
+
+
+def qa_verdicts(labels: pd.DataFrame, qas: pd.DataFrame, qa_spans: pd.DataFrame) -> pd.DataFrame:
+    """One row per judged QA: the QA's majority, whether its span is covered, supported, and its error kind.
+
+    error is 'extrinsic' (span not covered), 'intrinsic' (covered, QA not supported) or None. QAs with no
+    QA labels and no uncovered span are unjudged and left out. Extra columns of `qas` are carried along.
+    """
+    qa_majority = _majority_series(labels, "qa")
+    span_majority = _majority_series(labels, "span")
+    out = qas.copy()
+    out["qa_majority"] = out["item_id"].map(qa_majority)
+    if len(qa_spans) and len(span_majority):
+        membership = qa_spans.assign(not_covered=qa_spans["span_id"].map(span_majority).eq("not_covered"))
+        uncovered = membership.groupby("qa_id")["not_covered"].any()
+        span_not_covered = out["item_id"].map(uncovered).fillna(False).astype(bool)
+    else:
+        span_not_covered = pd.Series(False, index=out.index)
+    out["span_covered"] = ~span_not_covered
+    judged = out["qa_majority"].notna() | span_not_covered
+    out["supported"] = out["qa_majority"].eq("supported") & out["span_covered"]
+    out["error"] = np.where(
+        span_not_covered, "extrinsic", np.where(out["qa_majority"].eq("not_supported"), "intrinsic", None)
+    )
+    out["error"] = out["error"].astype(object).where(out["error"].notna(), None)
+    return out[judged].reset_index(drop=True)
+
+
+def response_scores(verdicts: pd.DataFrame) -> pd.DataFrame:
+    """Consistency per response: supported QAs / judged QAs (0–1), with the QA and error counts."""
+    grouping = [c for c in verdicts.columns if c not in set(VERDICT_COLUMNS)]
+    keys = ["response_id", *grouping]
+    if verdicts.empty:
+        return pd.DataFrame(columns=[*keys, "n_qas", "n_supported", "n_extrinsic", "n_intrinsic", "consistency"])
+    frame = verdicts.assign(
+        _extrinsic=verdicts["error"].eq("extrinsic"), _intrinsic=verdicts["error"].eq("intrinsic")
+    )
+    scores = (
+        frame.groupby(keys, sort=True, dropna=False)
+        .agg(
+            n_qas=("item_id", "size"),
+            n_supported=("supported", "sum"),
+            n_extrinsic=("_extrinsic", "sum"),
+            n_intrinsic=("_intrinsic", "sum"),
+        )
+        .reset_index()
+    )
+    scores["consistency"] = scores["n_supported"] / scores["n_qas"]
+    return scores
+
+
+def bootstrap_mean_ci(
+    values: np.ndarray, *, n_boot: int = 2000, seed: int = 0, level: float = 0.95
+) -> tuple[float, float] | None:
+    """Percentile bootstrap interval of the mean. Seeded: the same values give the same interval.
+
+    Resamples are drawn in chunks so memory stays bounded for large inputs. None for no values.
+    """
+    values = np.asarray(values, dtype=np.float64)
+    n = len(values)
+    if n == 0:
+        return None
+    if n == 1:
+        return float(values[0]), float(values[0])
+    rng = np.random.default_rng(seed)
+    chunk = max(1, min(n_boot, 5_000_000 // n))
+    means = np.empty(n_boot)
+    for start in range(0, n_boot, chunk):
+        stop = min(n_boot, start + chunk)
+        means[start:stop] = values[rng.integers(0, n, size=(stop - start, n))].mean(axis=1)
+    tail = (1.0 - level) / 2.0 * 100.0
+    low, high = np.percentile(means, [tail, 100.0 - tail])
+    return float(low), float(high)
+
+
+def mixed_predicates(verdicts: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
+    """Per group: predicates with judged QAs, and how many have both supported and unsupported QAs."""
+    per_predicate = (
+        verdicts.groupby([*keys, "predicate_id"], sort=False, dropna=False)["supported"]
+        .agg(["any", "all"])
+        .reset_index()
+    )
+    per_predicate["mixed"] = per_predicate["any"] & ~per_predicate["all"]
+    return (
+        per_predicate.groupby(keys, sort=True, dropna=False)
+        .agg(n_predicates=("mixed", "size"), n_mixed=("mixed", "sum"))
+        .reset_index()
+    )
+
+
+def system_consistency(
+    labels: pd.DataFrame,
+    qas: pd.DataFrame,
+    qa_spans: pd.DataFrame,
+    *,
+    by: str | None = None,
+    n_boot: int = 2000,
+    seed: int = 0,
+) -> list[dict[str, Any]]:
+    """Rows per system (and per `by` value when given): mean response consistency (0–100) with a seeded
+    bootstrap 95% interval, the mixed-predicate share, and extrinsic vs intrinsic error counts and shares.
+
+    Each group's interval uses its own generator seeded with `seed`, so adding a system to a project does not
+    move the intervals of the others.
+    """
+    keys = ["system"] if by in (None, "system") else [by, "system"]
+    verdicts = qa_verdicts(labels, qas[["item_id", "response_id", "predicate_id", *keys]], qa_spans)
+    if verdicts.empty:
+        return []
+    scores = response_scores(verdicts)
+    mixed = mixed_predicates(verdicts, keys).set_index(keys)
+    rows: list[dict[str, Any]] = []
+    for key, group in scores.groupby(keys, sort=True, dropna=False):
+        key_values = key if isinstance(key, tuple) else (key,)
+        ci = bootstrap_mean_ci(group["consistency"].to_numpy(), n_boot=n_boot, seed=seed)
+        n_qas = int(group["n_qas"].sum())
+        n_errors = int(group["n_extrinsic"].sum() + group["n_intrinsic"].sum())
+        mixed_row = mixed.loc[key_values if len(keys) > 1 else key_values[0]]
+        rows.append(
+            {
+                **{k: (None if pd.isna(v) else v) for k, v in zip(keys, key_values, strict=True)},
+                "n_responses": int(len(group)),
+                "n_qas": n_qas,
+                "consistency": float(group["consistency"].mean() * 100.0),
+                "ci95": [ci[0] * 100.0, ci[1] * 100.0] if ci else None,
+                "n_predicates": int(mixed_row["n_predicates"]),
+                "mixed_predicates_pct": float(mixed_row["n_mixed"] / mixed_row["n_predicates"] * 100.0),
+                "n_extrinsic": int(group["n_extrinsic"].sum()),
+                "n_intrinsic": int(group["n_intrinsic"].sum()),
+                "extrinsic_pct_of_errors": (float(group["n_extrinsic"].sum() / n_errors * 100.0) if n_errors else None),
+            }
+        )
+    return rows
