@@ -1,0 +1,204 @@
+"""Who gets which unit: the local next-unit queue, platform entries, and expiry of abandoned assignments.
+
+Invariant: a unit never has more active assignments (assigned / submitted / approved) than it wants.
+Every path that creates or revives an assignment locks the unit row first and counts inside the lock:
+PostgreSQL row locks (select_for_update, skip_locked for the queue so concurrent workers spread over
+units instead of waiting in line); SQLite has no row locks, so the transaction starts with a write, which
+takes SQLite's database-wide write lock at once, and "database is locked" is retried.
+"""
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from datetime import timedelta
+from typing import TypeVar
+
+from django.conf import settings
+from django.db import IntegrityError, OperationalError, connection, transaction
+from django.db.models import Count, F, Q
+from django.utils import timezone
+
+from annotation_tasks.models import Assignment, Project, Unit, Worker
+
+T = TypeVar("T")
+
+ACTIVE = [s.value for s in Assignment.ACTIVE_STATUSES]
+BLOCKED_WORKER_STATUSES = ("soft_blocked", "blocked")
+_CANDIDATES = 25
+
+
+def _retry_locked(fn: Callable[[], T], attempts: int = 30) -> T:
+    """Run `fn` (one transaction), retrying when SQLite reports a lock conflict."""
+    for attempt in range(attempts):
+        try:
+            return fn()
+        except OperationalError as exc:
+            if "locked" not in str(exc).lower() or attempt == attempts - 1:
+                raise
+            time.sleep(0.02 * (attempt + 1))
+    raise AssertionError("unreachable")
+
+
+def _sqlite_write_lock() -> None:
+    """Open the SQLite transaction with a write, so it holds the write lock before it reads any count."""
+    if connection.vendor == "sqlite":
+        Unit.objects.filter(pk=-1).update(status=F("status"))
+
+
+def timeout_for(unit: Unit) -> timedelta:
+    minutes = settings.ASSIGNMENT_TIMEOUT_MINUTES
+    if unit.batch_id and unit.batch.settings:
+        minutes = int(unit.batch.settings.get("assignment_duration_minutes", minutes))
+    return timedelta(minutes=minutes)
+
+
+def active_count(unit_id: int) -> int:
+    return Assignment.objects.filter(unit_id=unit_id, status__in=ACTIVE).count()
+
+
+def _lock_unit(unit_id: int, *, skip_locked: bool = False) -> Unit | None:
+    qs = Unit.objects.select_for_update(skip_locked=skip_locked) if connection.vendor != "sqlite" else Unit.objects
+    return qs.filter(pk=unit_id).first()
+
+
+def _create(unit: Unit, worker: Worker, provider_assignment_id: str = "") -> Assignment:
+    now = timezone.now()
+    return Assignment.objects.create(
+        unit=unit,
+        worker=worker,
+        provider_assignment_id=provider_assignment_id,
+        expires_at=now + timeout_for(unit),
+    )
+
+
+def assign(unit: Unit, worker: Worker, provider_assignment_id: str = "") -> Assignment | None:
+    """The worker's assignment of `unit` (existing, revived or new), or None when the unit is full or closed.
+
+    Platform entries are keyed on (provider_assignment_id, worker): a platform may reuse an assignment id
+    after a worker returns the task, and the same worker reopening the page gets the same assignment.
+    """
+
+    def attempt() -> Assignment | None:
+        with transaction.atomic():
+            _sqlite_write_lock()
+            locked = _lock_unit(unit.pk)
+            if locked is None:
+                return None
+            mine = Assignment.objects.filter(unit=locked, worker=worker)
+            existing = (
+                mine.filter(provider_assignment_id=provider_assignment_id).first()
+                if provider_assignment_id
+                else mine.filter(status__in=ACTIVE).first()
+            )
+            if existing is not None and existing.status in ACTIVE:
+                return existing
+            if locked.status != Unit.Status.OPEN or active_count(locked.pk) >= locked.assignments_wanted:
+                return None
+            if mine.filter(status__in=ACTIVE).exists():
+                return mine.filter(status__in=ACTIVE).first()
+            if existing is not None:  # expired or returned, same platform id: take it up again
+                existing.status = Assignment.Status.ASSIGNED
+                existing.expires_at = timezone.now() + timeout_for(locked)
+                existing.save(update_fields=["status", "expires_at"])
+                return existing
+            return _create(locked, worker, provider_assignment_id)
+
+    return _retry_locked(attempt)
+
+
+def revive(assignment: Assignment) -> bool:
+    """Make an expired (or overdue) assignment workable again when its unit still has room.
+
+    So an annotator who comes back after the timeout keeps their draft unless someone else took the slot.
+    """
+
+    def attempt() -> bool:
+        with transaction.atomic():
+            _sqlite_write_lock()
+            unit = _lock_unit(assignment.unit_id)
+            current = Assignment.objects.get(pk=assignment.pk)
+            now = timezone.now()
+            if current.status == Assignment.Status.ASSIGNED:
+                if current.expires_at and current.expires_at < now:
+                    current.expires_at = now + timeout_for(unit)
+                    current.save(update_fields=["expires_at"])
+                return True
+            if current.status != Assignment.Status.EXPIRED or unit is None or unit.status != Unit.Status.OPEN:
+                return False
+            if active_count(unit.pk) >= unit.assignments_wanted:
+                return False
+            if Assignment.objects.filter(unit=unit, worker_id=current.worker_id, status__in=ACTIVE).exists():
+                return False
+            current.status = Assignment.Status.ASSIGNED
+            current.expires_at = now + timeout_for(unit)
+            current.save(update_fields=["status", "expires_at"])
+            return True
+
+    ok = _retry_locked(attempt)
+    assignment.refresh_from_db()
+    return ok
+
+
+def next_assignment(worker: Worker, project: Project, mode: str | None = None) -> Assignment | None:
+    """The local annotator's next assignment in `project`: the one they hold, else a new one, else None.
+
+    A unit goes to exactly `assignments_wanted` distinct workers, never more.
+    """
+    if worker.status in BLOCKED_WORKER_STATUSES:
+        return None
+    expire_abandoned(project=project)
+    now = timezone.now()
+    held = Assignment.objects.filter(worker=worker, unit__project=project, status=Assignment.Status.ASSIGNED)
+    if mode:
+        held = held.filter(unit__mode=mode)
+    current = held.filter(Q(expires_at__isnull=True) | Q(expires_at__gt=now)).order_by("id").first()
+    if current is not None:
+        return current
+
+    def attempt() -> tuple[Assignment | None, bool]:
+        """(assignment, all candidates were locked by others)."""
+        with transaction.atomic():
+            _sqlite_write_lock()
+            mine = Assignment.objects.filter(worker=worker).values("unit_id")
+            candidates = (
+                Unit.objects.filter(project=project, status=Unit.Status.OPEN)
+                .exclude(pk__in=mine)
+                .annotate(n=Count("assignments", filter=Q(assignments__status__in=ACTIVE)))
+                .filter(n__lt=F("assignments_wanted"))
+            )
+            if mode:
+                candidates = candidates.filter(mode=mode)
+            ids = list(candidates.order_by("id").values_list("id", flat=True)[:_CANDIDATES])
+            if not ids:
+                return None, False
+            if connection.vendor == "sqlite":
+                locked = list(Unit.objects.filter(pk__in=ids).order_by("id"))
+            else:
+                locked = list(Unit.objects.select_for_update(skip_locked=True).filter(pk__in=ids).order_by("id"))
+            for unit in locked:
+                if active_count(unit.pk) < unit.assignments_wanted:
+                    try:
+                        with transaction.atomic():
+                            return _create(unit, worker), False
+                    except IntegrityError:
+                        continue
+            return None, len(locked) < len(ids)
+
+    for _ in range(50):
+        assignment, contended = _retry_locked(attempt)
+        if assignment is not None or not contended:
+            return assignment
+        time.sleep(0.01)
+    return None
+
+
+def expire_abandoned(now=None, project: Project | None = None) -> int:
+    """Assignments past expires_at and not submitted become expired, which returns their slot to the queue.
+
+    A conditional UPDATE: on PostgreSQL it waits for a submit holding the row lock and then skips the row.
+    """
+    now = now or timezone.now()
+    qs = Assignment.objects.filter(status=Assignment.Status.ASSIGNED, expires_at__lt=now)
+    if project is not None:
+        qs = qs.filter(unit__project=project)
+    return _retry_locked(lambda: qs.update(status=Assignment.Status.EXPIRED))
