@@ -1,4 +1,36 @@
 """API routes. Each concern registers its views here."""
-from django.urls import path  # noqa: F401
+from django.urls import include, path  # noqa: F401
+from rest_framework.routers import DefaultRouter
 
-urlpatterns: list = []
+from annotation_tasks.api.assignments import AssignmentViewSet
+from annotation_tasks.api.batches import BatchViewSet, UnitViewSet
+from annotation_tasks.api.content import (
+    AnswerSpanViewSet,
+    AtomicFactViewSet,
+    PredicateViewSet,
+    QAViewSet,
+    ResponseViewSet,
+    SourceViewSet,
+)
+from annotation_tasks.api.jobs import JobViewSet
+from annotation_tasks.api.projects import ProjectViewSet
+from annotation_tasks.api.workers import WorkerViewSet
+
+# Researcher API (dashboard): one router; list endpoints filter with ?project= and friends.
+router = DefaultRouter()
+router.register("projects", ProjectViewSet, basename="project")
+router.register("sources", SourceViewSet, basename="source")
+router.register("responses", ResponseViewSet, basename="response")
+router.register("predicates", PredicateViewSet, basename="predicate")
+router.register("qas", QAViewSet, basename="qa")
+router.register("spans", AnswerSpanViewSet, basename="span")
+router.register("facts", AtomicFactViewSet, basename="fact")
+router.register("batches", BatchViewSet, basename="batch")
+router.register("units", UnitViewSet, basename="unit")
+router.register("assignments", AssignmentViewSet, basename="assignment")
+router.register("workers", WorkerViewSet, basename="worker")
+router.register("jobs", JobViewSet, basename="job")
+
+urlpatterns: list = [
+    path("", include(router.urls)),
+]

@@ -1,0 +1,98 @@
+"""Assignments: researchers see their projects' assignments and approve / reject / bonus them; an annotator
+sees only their own (the worker linked to their user), never anyone else's."""
+from __future__ import annotations
+
+from django.db.models import Q, QuerySet
+from drf_spectacular.utils import extend_schema
+from rest_framework import viewsets
+from rest_framework.decorators import action
+from rest_framework.exceptions import PermissionDenied, ValidationError
+from rest_framework.filters import OrderingFilter
+from rest_framework.permissions import IsAuthenticated
+from rest_framework.request import Request
+from rest_framework.response import Response
+
+from annotation_tasks.api.filters import FieldFilterBackend
+from annotation_tasks.api.pagination import Pagination
+from annotation_tasks.api.permissions import is_researcher, researcher_projects
+from annotation_tasks.api.serializers import (
+    AssignmentDecisionSerializer,
+    AssignmentSerializer,
+    BonusAmountSerializer,
+    QualityDecisionSerializer,
+)
+from annotation_tasks.crowd import ProviderError
+from annotation_tasks.models import Assignment
+
+
+class AssignmentViewSet(viewsets.ReadOnlyModelViewSet):
+    serializer_class = AssignmentSerializer
+    permission_classes = [IsAuthenticated]
+    pagination_class = Pagination
+    filter_backends = [FieldFilterBackend, OrderingFilter]
+    filter_fields = {
+        "project": ("unit__project_id", int),
+        "batch": ("unit__batch_id", int),
+        "unit": ("unit_id", int),
+        "worker": ("worker_id", int),
+        "status": ("status", str),
+    }
+    ordering_fields = ["id", "created_at", "submitted_at", "time_on_task_ms"]
+
+    def get_queryset(self) -> QuerySet[Assignment]:
+        user = self.request.user
+        mine = Q(worker__user=user) if user.is_authenticated else Q(pk__in=[])
+        return (
+            Assignment.objects.filter(Q(unit__project__in=researcher_projects(user)) | mine)
+            .select_related("worker", "unit")
+            .distinct()
+        )
+
+    def _reviewable(self) -> Assignment:
+        assignment = self.get_object()
+        if not is_researcher(self.request.user, assignment.unit.project):
+            raise PermissionDenied("Only the project's researchers review assignments.")
+        return assignment
+
+    def _decide(self, request: Request, verb: str) -> Response:
+        assignment = self._reviewable()
+        payload = AssignmentDecisionSerializer(data=request.data)
+        payload.is_valid(raise_exception=True)
+        from annotation_tasks.services import quality
+
+        feedback = payload.validated_data["feedback"]
+        if verb == "reject" and not feedback:
+            raise ValidationError({"feedback": "Say why: the worker sees this message."})
+        try:
+            getattr(quality, f"{verb}_assignment")(assignment, feedback=feedback, user=request.user)
+        except (ProviderError, ValueError) as exc:
+            raise ValidationError({"detail": str(exc)}) from exc
+        assignment.refresh_from_db()
+        return Response(AssignmentSerializer(assignment).data)
+
+    @extend_schema(request=AssignmentDecisionSerializer, responses=AssignmentSerializer)
+    @action(detail=True, methods=["post"])
+    def approve(self, request: Request, pk: str | None = None) -> Response:
+        return self._decide(request, "approve")
+
+    @extend_schema(request=AssignmentDecisionSerializer, responses=AssignmentSerializer)
+    @action(detail=True, methods=["post"])
+    def reject(self, request: Request, pk: str | None = None) -> Response:
+        return self._decide(request, "reject")
+
+    @extend_schema(request=BonusAmountSerializer, responses=QualityDecisionSerializer)
+    @action(detail=True, methods=["post"])
+    def bonus(self, request: Request, pk: str | None = None) -> Response:
+        """Pay a bonus for this assignment (idempotent per request token on paying platforms)."""
+        assignment = self._reviewable()
+        payload = BonusAmountSerializer(data=request.data)
+        payload.is_valid(raise_exception=True)
+        from annotation_tasks.services import quality
+
+        try:
+            decision = quality.bonus_assignment(
+                assignment, payload.validated_data["amount"], payload.validated_data["reason"], user=request.user
+            )
+        except (ProviderError, ValueError) as exc:
+            raise ValidationError({"detail": str(exc)}) from exc
+        return Response(QualityDecisionSerializer(decision).data)

@@ -1,0 +1,183 @@
+"""Batches (compose, estimate, publish, sync, close) and their units (with the worker's-eye preview)."""
+from __future__ import annotations
+
+from decimal import Decimal, InvalidOperation
+
+from django.db.models import Count, Prefetch
+from drf_spectacular.utils import OpenApiParameter, extend_schema
+from rest_framework import mixins, status, viewsets
+from rest_framework.decorators import action
+from rest_framework.exceptions import ValidationError
+from rest_framework.request import Request
+from rest_framework.response import Response
+
+from annotation_tasks.api.base import ResearcherScopedMixin
+from annotation_tasks.api.serializers import (
+    BatchSerializer,
+    ComposeSerializer,
+    CostEstimateSerializer,
+    JobSerializer,
+    PublishSerializer,
+    UnitSerializer,
+)
+from annotation_tasks.crowd import ProviderError, get_provider
+from annotation_tasks.models import Assignment, Batch, Unit
+
+
+class BatchViewSet(
+    ResearcherScopedMixin,
+    mixins.CreateModelMixin,
+    mixins.ListModelMixin,
+    mixins.RetrieveModelMixin,
+    mixins.UpdateModelMixin,
+    mixins.DestroyModelMixin,
+    viewsets.GenericViewSet,
+):
+    queryset = Batch.objects.annotate(unit_count=Count("units")).prefetch_related(
+        Prefetch("units", queryset=Unit.objects.only("id", "status", "batch_id"))
+    )
+    serializer_class = BatchSerializer
+    filter_fields = {"project": ("project_id", int), "status": ("status", str), "provider": ("provider", str)}
+    search_fields = ["name"]
+    ordering_fields = ["created_at", "name", "id"]
+
+    def perform_update(self, serializer: BatchSerializer) -> None:
+        if serializer.instance.status != Batch.Status.DRAFT:
+            raise ValidationError({"status": "Only a draft batch can be changed."})
+        if "project" in serializer.validated_data and serializer.validated_data["project"] != serializer.instance.project:
+            raise ValidationError({"project": "A batch cannot move to another project."})
+        serializer.save()
+
+    def perform_destroy(self, instance: Batch) -> None:
+        if instance.status != Batch.Status.DRAFT:
+            raise ValidationError({"status": "Only a draft batch can be deleted; close it instead."})
+        instance.delete()
+
+    @extend_schema(request=ComposeSerializer, responses=UnitSerializer(many=True))
+    @action(detail=True, methods=["post"], pagination_class=None, filter_backends=[])
+    def compose(self, request: Request, pk: str | None = None) -> Response:
+        """Create one unit per source of the project (idempotent: only sources without a unit get one)."""
+        batch = self.get_object()
+        if batch.status != Batch.Status.DRAFT:
+            raise ValidationError({"status": "Units can only be added to a draft batch."})
+        payload = ComposeSerializer(data=request.data)
+        payload.is_valid(raise_exception=True)
+        from annotation_tasks.services import units as unit_service
+
+        created = unit_service.compose_units(
+            batch,
+            mode=payload.validated_data["mode"] or None,
+            assignments_wanted=payload.validated_data["assignments_wanted"],
+        )
+        return Response(UnitSerializer(created, many=True).data, status=status.HTTP_201_CREATED)
+
+    @extend_schema(
+        parameters=[
+            OpenApiParameter("reward", str, required=True, description="Reward per assignment, e.g. 1.50"),
+            OpenApiParameter("assignments_per_unit", int, required=False),
+        ],
+        responses=CostEstimateSerializer,
+    )
+    @action(detail=True, methods=["get"], pagination_class=None, filter_backends=[])
+    def estimate(self, request: Request, pk: str | None = None) -> Response:
+        """What publishing would cost on the batch's platform (reward + fees), and the account balance."""
+        batch = self.get_object()
+        try:
+            reward = Decimal(request.query_params.get("reward", ""))
+            per_unit = int(request.query_params.get("assignments_per_unit") or batch.project.annotations_per_item)
+        except (InvalidOperation, ValueError) as exc:
+            raise ValidationError({"reward": "Give reward as a decimal and assignments_per_unit as an integer."}) from exc
+        if reward < 0 or per_unit < 1:
+            raise ValidationError({"reward": "Reward must be ≥ 0 and assignments_per_unit ≥ 1."})
+        provider = get_provider(batch.provider)
+        estimate = provider.estimate_cost(batch.units.count(), per_unit, reward)
+        try:
+            balance = provider.account_balance()
+        except ProviderError:
+            balance = None
+        data = {**estimate.__dict__, "balance": balance}
+        return Response(CostEstimateSerializer(data).data)
+
+    @extend_schema(request=PublishSerializer, responses={202: JobSerializer, 200: BatchSerializer})
+    @action(detail=True, methods=["post"], pagination_class=None, filter_backends=[])
+    def publish(self, request: Request, pk: str | None = None) -> Response:
+        """Publish the batch's units on its platform; refuses without `confirm: true` (it may spend money)."""
+        batch = self.get_object()
+        payload = PublishSerializer(data=request.data)
+        payload.is_valid(raise_exception=True)
+        if not payload.validated_data["confirm"]:
+            raise ValidationError({"confirm": "Confirm the cost estimate to publish."})
+        if not batch.units.exists():
+            raise ValidationError({"units": "The batch has no units: compose them first."})
+        from annotation_tasks.services import publishing
+
+        try:
+            result = publishing.publish_batch(
+                batch,
+                reward=payload.validated_data["reward"],
+                assignments_per_unit=payload.validated_data.get("assignments_per_unit")
+                or batch.project.annotations_per_item,
+                user=request.user,
+            )
+        except ProviderError as exc:
+            raise ValidationError({"provider": str(exc)}) from exc
+        return _job_or_batch(result, batch, request)
+
+    @extend_schema(request=None, responses={202: JobSerializer, 200: BatchSerializer})
+    @action(detail=True, methods=["post"], pagination_class=None, filter_backends=[])
+    def sync(self, request: Request, pk: str | None = None) -> Response:
+        """Fetch submissions from the platform now (the beat schedule also does it periodically)."""
+        batch = self.get_object()
+        from annotation_tasks.services import publishing
+
+        return _job_or_batch(publishing.start_sync_job(batch, user=request.user), batch, request)
+
+    @extend_schema(request=None, responses=BatchSerializer)
+    @action(detail=True, methods=["post"], pagination_class=None, filter_backends=[])
+    def close(self, request: Request, pk: str | None = None) -> Response:
+        """Stop the batch: expire its open work on the platform."""
+        batch = self.get_object()
+        from annotation_tasks.services import publishing
+
+        try:
+            publishing.close_batch(batch)
+        except ProviderError as exc:
+            raise ValidationError({"provider": str(exc)}) from exc
+        return Response(BatchSerializer(self.get_object(), context={"request": request}).data)
+
+
+def _job_or_batch(result, batch: Batch, request: Request) -> Response:
+    """Services may run synchronously (returning the batch) or queue a Job: answer with what happened."""
+    from annotation_tasks.models import Job
+
+    if isinstance(result, Job):
+        return Response(JobSerializer(result).data, status=status.HTTP_202_ACCEPTED)
+    batch.refresh_from_db()
+    fresh = Batch.objects.annotate(unit_count=Count("units")).get(pk=batch.pk)
+    return Response(BatchSerializer(fresh, context={"request": request}).data)
+
+
+class UnitViewSet(ResearcherScopedMixin, viewsets.ReadOnlyModelViewSet):
+    queryset = Unit.objects.select_related("source").prefetch_related(
+        "responses", Prefetch("assignments", queryset=Assignment.objects.only("id", "status", "unit_id"))
+    )
+    serializer_class = UnitSerializer
+    filter_fields = {
+        "project": ("project_id", int),
+        "batch": ("batch_id", int),
+        "status": ("status", str),
+        "mode": ("mode", str),
+        "is_gold": ("is_gold", bool),
+    }
+    ordering_fields = ["id", "created_at"]
+
+    @extend_schema(responses={200: {"type": "object", "additionalProperties": True}})
+    @action(detail=True, methods=["get"], pagination_class=None, filter_backends=[])
+    def preview(self, request: Request, pk: str | None = None) -> Response:
+        """The unit exactly as a worker's element receives it (GET /api/work/<token>/unit), in preview mode."""
+        unit = self.get_object()
+        from annotation_tasks.services import work
+
+        return Response(work.unit_payload(unit, preview=True))
+
+

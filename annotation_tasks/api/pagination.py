@@ -1,0 +1,8 @@
+"""Page-number pagination where the client may choose the page size (bounded)."""
+from rest_framework.pagination import PageNumberPagination
+
+
+class Pagination(PageNumberPagination):
+    page_size = 50
+    page_size_query_param = "page_size"
+    max_page_size = 500

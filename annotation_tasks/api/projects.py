@@ -1,0 +1,94 @@
+"""Projects: CRUD, memberships, the monitor overview. Operations on a project's data (upload, parse, compose,
+report, export) live in operations.py; they are routed under /api/projects/<id>/ too."""
+from __future__ import annotations
+
+from django.db import transaction
+from drf_spectacular.utils import extend_schema
+from rest_framework import status, viewsets
+from rest_framework.decorators import action
+from rest_framework.filters import OrderingFilter, SearchFilter
+from rest_framework.request import Request
+from rest_framework.response import Response
+
+from annotation_tasks.api.filters import FieldFilterBackend
+from annotation_tasks.api.pagination import Pagination
+from annotation_tasks.api.permissions import ProjectAccess, is_researcher, visible_projects
+from annotation_tasks.api.serializers import (
+    AnnotatorProjectSerializer,
+    MembershipSerializer,
+    ProjectSerializer,
+)
+from annotation_tasks.models import ProjectMembership
+from annotation_tasks.services import monitoring
+
+
+class ProjectViewSet(viewsets.ModelViewSet):
+    """Projects the caller belongs to. Annotators see the task (name, protocol, instructions) only."""
+
+    serializer_class = ProjectSerializer
+    permission_classes = [ProjectAccess]
+    pagination_class = Pagination
+    filter_backends = [FieldFilterBackend, SearchFilter, OrderingFilter]
+    filter_fields = {"role": ("memberships__role", str)}
+    search_fields = ["name", "description"]
+    ordering_fields = ["name", "created_at"]
+
+    def get_queryset(self):
+        return visible_projects(self.request.user).prefetch_related("memberships")
+
+    def get_serializer_class(self):
+        if self.action in ("list", "retrieve") and not self._is_researcher_view():
+            return AnnotatorProjectSerializer
+        return super().get_serializer_class()
+
+    def _is_researcher_view(self) -> bool:
+        """List: researcher fields only for superusers; detail: when the caller researches that project."""
+        user = self.request.user
+        if getattr(self, "swagger_fake_view", False) or user.is_superuser:
+            return True
+        if self.action == "retrieve":
+            return is_researcher(user, self.get_object())
+        return False
+
+    def list(self, request: Request, *args, **kwargs) -> Response:
+        """Each project is serialized for the caller's role in it (researcher or annotator)."""
+        queryset = self.filter_queryset(self.get_queryset())
+        page = self.paginate_queryset(queryset)
+        rows = page if page is not None else list(queryset)
+        data = []
+        for project in rows:
+            role = next((m.role for m in project.memberships.all() if m.user_id == request.user.id), "")
+            cls = ProjectSerializer if (request.user.is_superuser or role == "researcher") else AnnotatorProjectSerializer
+            data.append(cls(project, context=self.get_serializer_context()).data)
+        return self.get_paginated_response(data) if page is not None else Response(data)
+
+    def perform_create(self, serializer: ProjectSerializer) -> None:
+        """The creator becomes the project's first researcher."""
+        with transaction.atomic():
+            project = serializer.save()
+            ProjectMembership.objects.create(
+                project=project, user=self.request.user, role=ProjectMembership.Role.RESEARCHER
+            )
+
+    @extend_schema(request=MembershipSerializer, responses=MembershipSerializer(many=True))
+    @action(detail=True, methods=["get", "post"], serializer_class=MembershipSerializer, pagination_class=None)
+    def members(self, request: Request, pk: str | None = None) -> Response:
+        """List members, or add / change one (POST {username, role})."""
+        project = self.get_object()
+        if request.method == "POST":
+            serializer = MembershipSerializer(data=request.data)
+            serializer.is_valid(raise_exception=True)
+            ProjectMembership.objects.update_or_create(
+                project=project,
+                user=serializer.validated_data["user"],
+                defaults={"role": serializer.validated_data["role"]},
+            )
+        memberships = project.memberships.select_related("user").order_by("user__username")
+        code = status.HTTP_201_CREATED if request.method == "POST" else status.HTTP_200_OK
+        return Response(MembershipSerializer(memberships, many=True).data, status=code)
+
+    @extend_schema(responses={200: {"type": "object", "additionalProperties": True}})
+    @action(detail=True, methods=["get"], pagination_class=None, filter_backends=[])
+    def overview(self, request: Request, pk: str | None = None) -> Response:
+        """Counts by status, time on task and running jobs: the monitor screen's header."""
+        return Response(monitoring.project_overview(self.get_object()))

@@ -1,0 +1,328 @@
+"""Serializers of the researcher API. Gold values appear only in researcher serializers; the views that use
+those serializers are reachable only by the project's researchers (see permissions.py)."""
+from __future__ import annotations
+
+from decimal import Decimal
+
+from django.contrib.auth import get_user_model
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import extend_schema_field
+from rest_framework import serializers
+
+from annotation_tasks.crowd import available_providers
+from annotation_tasks.models import (
+    QA,
+    AnswerSpan,
+    Assignment,
+    AtomicFact,
+    Batch,
+    Job,
+    Predicate,
+    Project,
+    ProjectMembership,
+    QualityDecision,
+    Response,
+    Source,
+    Unit,
+    Worker,
+)
+from annotation_tasks.models.projects import Protocol
+
+
+class ProjectSerializer(serializers.ModelSerializer):
+    protocol = serializers.ListField(
+        child=serializers.ChoiceField(choices=Protocol.choices), allow_empty=False,
+        help_text="Ordered steps; see Protocol.",
+    )
+    role = serializers.SerializerMethodField(help_text="The caller's role in this project.")
+
+    class Meta:
+        model = Project
+        fields = ["id", "name", "description", "protocol", "annotations_per_item", "instructions", "created_at", "role"]
+        read_only_fields = ["created_at"]
+
+    def validate_protocol(self, value: list[str]) -> list[str]:
+        if len(set(value)) != len(value):
+            raise serializers.ValidationError("A step appears twice.")
+        return value
+
+    def validate_annotations_per_item(self, value: int) -> int:
+        if not 1 <= value <= 50:
+            raise serializers.ValidationError("Between 1 and 50.")
+        return value
+
+    @extend_schema_field(OpenApiTypes.STR)
+    def get_role(self, project: Project) -> str:
+        user = self.context["request"].user
+        if user.is_superuser:
+            return ProjectMembership.Role.RESEARCHER
+        membership = next((m for m in project.memberships.all() if m.user_id == user.id), None)
+        return membership.role if membership else ""
+
+
+class AnnotatorProjectSerializer(ProjectSerializer):
+    """What an annotator may know about a project: the task, not the data."""
+
+    class Meta(ProjectSerializer.Meta):
+        fields = ["id", "name", "protocol", "instructions", "role"]
+
+
+class MembershipSerializer(serializers.ModelSerializer):
+    username = serializers.SlugRelatedField(
+        source="user", slug_field="username", queryset=get_user_model().objects.all()
+    )
+
+    class Meta:
+        model = ProjectMembership
+        fields = ["id", "username", "role"]
+
+
+class SourceSerializer(serializers.ModelSerializer):
+    response_count = serializers.IntegerField(read_only=True)
+
+    class Meta:
+        model = Source
+        fields = ["id", "project", "external_id", "text", "passages", "question", "metadata", "response_count"]
+        read_only_fields = fields
+
+
+class ResponseSerializer(serializers.ModelSerializer):
+    source_external_id = serializers.CharField(source="source.external_id", read_only=True)
+    predicate_count = serializers.IntegerField(read_only=True)
+    qa_count = serializers.IntegerField(read_only=True)
+    fact_count = serializers.IntegerField(read_only=True)
+
+    class Meta:
+        model = Response
+        fields = [
+            "id", "project", "source", "source_external_id", "external_id", "system", "text", "tokens", "sentences",
+            "metadata", "parsed_at", "parser_backend", "predicate_count", "qa_count", "fact_count",
+        ]
+        read_only_fields = fields
+
+
+class PredicateSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = Predicate
+        fields = ["id", "response", "token_index", "text", "verb_form", "kind", "pos", "sentence_index", "origin"]
+        read_only_fields = fields
+
+
+def _gold_value(obj) -> str | None:
+    try:
+        return obj.gold.value
+    except Exception:  # RelatedObjectDoesNotExist of any target model
+        return None
+
+
+class QASerializer(serializers.ModelSerializer):
+    """A QA for the validation screen: everything is read-only except `validity` (the expert's decision)."""
+
+    predicate_text = serializers.CharField(source="predicate.text", read_only=True)
+    predicate_token_index = serializers.IntegerField(source="predicate.token_index", read_only=True)
+    gold = serializers.SerializerMethodField(help_text="Gold value for quality control, or null.")
+
+    class Meta:
+        model = QA
+        fields = [
+            "id", "response", "predicate", "predicate_text", "predicate_token_index", "external_id", "question",
+            "answer", "answer_start", "answer_end", "role", "origin", "validity", "edited", "order", "gold",
+        ]
+        read_only_fields = [f for f in fields if f != "validity"]
+
+    @extend_schema_field(OpenApiTypes.STR)
+    def get_gold(self, qa: QA) -> str | None:
+        return _gold_value(qa)
+
+
+class QAValidityBulkSerializer(serializers.Serializer):
+    ids = serializers.ListField(child=serializers.IntegerField(), allow_empty=False)
+    validity = serializers.ChoiceField(choices=QA.Validity.choices)
+
+
+class AnswerSpanSerializer(serializers.ModelSerializer):
+    qa_ids = serializers.PrimaryKeyRelatedField(source="qas", many=True, read_only=True)
+    gold = serializers.SerializerMethodField()
+
+    class Meta:
+        model = AnswerSpan
+        fields = ["id", "response", "external_id", "start", "end", "text", "qa_ids", "origin", "order", "gold"]
+        read_only_fields = fields
+
+    @extend_schema_field(OpenApiTypes.STR)
+    def get_gold(self, span: AnswerSpan) -> str | None:
+        return _gold_value(span)
+
+
+class AtomicFactSerializer(serializers.ModelSerializer):
+    gold = serializers.SerializerMethodField()
+
+    class Meta:
+        model = AtomicFact
+        fields = ["id", "response", "sentence_index", "text", "origin", "kind", "order", "gold"]
+        read_only_fields = fields
+
+    @extend_schema_field(OpenApiTypes.STR)
+    def get_gold(self, fact: AtomicFact) -> str | None:
+        return _gold_value(fact)
+
+
+class BatchSerializer(serializers.ModelSerializer):
+    provider = serializers.ChoiceField(choices=[(p, p) for p in available_providers()], default="local")
+    unit_count = serializers.IntegerField(read_only=True)
+    units_by_status = serializers.SerializerMethodField()
+
+    class Meta:
+        model = Batch
+        fields = [
+            "id", "project", "name", "provider", "status", "settings", "provider_ref", "created_at", "published_at",
+            "unit_count", "units_by_status",
+        ]
+        read_only_fields = ["status", "provider_ref", "created_at", "published_at"]
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        request = self.context.get("request")
+        if request is not None and "project" in self.fields:
+            from annotation_tasks.api.permissions import researcher_projects
+
+            self.fields["project"].queryset = researcher_projects(request.user)
+
+    @extend_schema_field({"type": "object", "additionalProperties": {"type": "integer"}})
+    def get_units_by_status(self, batch: Batch) -> dict[str, int]:
+        counts: dict[str, int] = {}
+        for unit in batch.units.all():
+            counts[unit.status] = counts.get(unit.status, 0) + 1
+        return counts
+
+
+class PublishSerializer(serializers.Serializer):
+    reward = serializers.DecimalField(max_digits=8, decimal_places=2, min_value=Decimal(0))
+    assignments_per_unit = serializers.IntegerField(min_value=1, max_value=50, required=False)
+    confirm = serializers.BooleanField(
+        default=False, help_text="Must be true: publishing spends money on paid platforms."
+    )
+
+
+class CostEstimateSerializer(serializers.Serializer):
+    units = serializers.IntegerField()
+    assignments_per_unit = serializers.IntegerField()
+    reward = serializers.DecimalField(max_digits=10, decimal_places=2)
+    fees = serializers.DecimalField(max_digits=10, decimal_places=2)
+    total = serializers.DecimalField(max_digits=12, decimal_places=2)
+    currency = serializers.CharField()
+    balance = serializers.DecimalField(max_digits=12, decimal_places=2, allow_null=True)
+
+
+class UnitSerializer(serializers.ModelSerializer):
+    source_external_id = serializers.CharField(source="source.external_id", read_only=True)
+    response_ids = serializers.PrimaryKeyRelatedField(source="responses", many=True, read_only=True)
+    assignments_by_status = serializers.SerializerMethodField()
+
+    class Meta:
+        model = Unit
+        fields = [
+            "id", "project", "batch", "source", "source_external_id", "response_ids", "mode", "assignments_wanted",
+            "is_gold", "status", "provider_ref", "created_at", "assignments_by_status",
+        ]
+        read_only_fields = fields
+
+    @extend_schema_field({"type": "object", "additionalProperties": {"type": "integer"}})
+    def get_assignments_by_status(self, unit: Unit) -> dict[str, int]:
+        counts: dict[str, int] = {}
+        for assignment in unit.assignments.all():
+            counts[assignment.status] = counts.get(assignment.status, 0) + 1
+        return counts
+
+
+class WorkerBriefSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = Worker
+        fields = ["id", "provider", "external_id", "status"]
+        read_only_fields = fields
+
+
+class AssignmentSerializer(serializers.ModelSerializer):
+    """An assignment's bookkeeping (never its labels: those live in the report and the exports)."""
+
+    worker = WorkerBriefSerializer(read_only=True)
+    project = serializers.IntegerField(source="unit.project_id", read_only=True)
+    batch = serializers.IntegerField(source="unit.batch_id", read_only=True, allow_null=True)
+
+    class Meta:
+        model = Assignment
+        fields = [
+            "id", "unit", "project", "batch", "worker", "status", "provider_assignment_id", "created_at", "started_at",
+            "submitted_at", "expires_at", "reviewed_at", "time_on_task_ms", "feedback", "bonus_paid",
+        ]
+        read_only_fields = fields
+
+
+class WorkerSerializer(serializers.ModelSerializer):
+    username = serializers.CharField(source="user.username", read_only=True, allow_null=True, default=None)
+    metrics = serializers.SerializerMethodField(
+        help_text="Per-project quality numbers (with ?project=): gold accuracy, agreement, units done."
+    )
+
+    class Meta:
+        model = Worker
+        fields = ["id", "provider", "external_id", "username", "status", "qualifications", "created_at", "metrics"]
+        read_only_fields = fields
+
+    @extend_schema_field({"type": "object", "additionalProperties": True, "nullable": True})
+    def get_metrics(self, worker: Worker) -> dict | None:
+        return self.context.get("metrics", {}).get(worker.id)
+
+
+class AssignmentDecisionSerializer(serializers.Serializer):
+    feedback = serializers.CharField(required=False, allow_blank=True, default="")
+
+
+class BonusAmountSerializer(serializers.Serializer):
+    amount = serializers.DecimalField(max_digits=8, decimal_places=2, min_value=Decimal("0.01"))
+    reason = serializers.CharField()
+
+
+class BlockSerializer(serializers.Serializer):
+    reason = serializers.CharField()
+    project = serializers.IntegerField(help_text="The project in whose name the worker is blocked.")
+
+
+class QualityDecisionSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = QualityDecision
+        fields = [
+            "id", "worker", "assignment", "action", "reason", "metrics", "amount", "status", "reverses", "created_at"
+        ]
+        read_only_fields = fields
+
+
+class JobSerializer(serializers.ModelSerializer):
+    progress = serializers.FloatField(read_only=True)
+
+    class Meta:
+        model = Job
+        fields = [
+            "id", "project", "kind", "status", "params", "done", "total", "progress", "error", "result",
+            "created_at", "started_at", "finished_at",
+        ]
+        read_only_fields = fields
+
+
+class UploadSerializer(serializers.Serializer):
+    file = serializers.FileField()
+    format = serializers.CharField(required=False, allow_blank=True, default="", help_text="Importer name; "
+                                   "empty = guess from the file name.")
+
+
+class ParseRequestSerializer(serializers.Serializer):
+    backend = serializers.CharField(required=False, allow_blank=True, default="")
+
+
+class ComposeSerializer(serializers.Serializer):
+    mode = serializers.ChoiceField(
+        choices=["", "qasem", "factscore", "validation"], required=False, default="",
+        help_text="Empty: from the project's protocol.",
+    )
+    assignments_wanted = serializers.IntegerField(required=False, min_value=1, max_value=50, default=None,
+                                                  allow_null=True)

@@ -1,0 +1,152 @@
+"""The workers table: who worked on the caller's projects, with per-project quality numbers, and the
+quality-control actions taken from it (approve / reject submitted work, bonus, block / unblock)."""
+from __future__ import annotations
+
+from decimal import Decimal
+
+from django.db.models import QuerySet
+from drf_spectacular.utils import extend_schema
+from rest_framework import serializers, viewsets
+from rest_framework.decorators import action
+from rest_framework.exceptions import ValidationError
+from rest_framework.request import Request
+from rest_framework.response import Response
+
+from annotation_tasks.api.base import ResearcherScopedMixin, researcher_project_or_404
+from annotation_tasks.api.permissions import researcher_projects
+from annotation_tasks.api.serializers import (
+    BlockSerializer,
+    QualityDecisionSerializer,
+    WorkerSerializer,
+)
+from annotation_tasks.crowd import ProviderError
+from annotation_tasks.models import Assignment, QualityDecision, Worker
+from annotation_tasks.services import monitoring
+
+
+class WorkerActionSerializer(serializers.Serializer):
+    project = serializers.IntegerField(help_text="The project whose submitted work is reviewed.")
+    feedback = serializers.CharField(required=False, allow_blank=True, default="")
+
+
+class WorkerBonusSerializer(serializers.Serializer):
+    project = serializers.IntegerField()
+    amount = serializers.DecimalField(max_digits=8, decimal_places=2, min_value=Decimal("0.01"))
+    reason = serializers.CharField()
+
+
+class WorkerViewSet(ResearcherScopedMixin, viewsets.ReadOnlyModelViewSet):
+    """Workers with an assignment in one of the caller's projects; `?project=` adds that project's metrics."""
+
+    queryset = Worker.objects.select_related("user")
+    serializer_class = WorkerSerializer
+    project_lookup = "assignments__unit__project"
+    filter_fields = {
+        "project": ("assignments__unit__project_id", int),
+        "provider": ("provider", str),
+        "status": ("status", str),
+    }
+    search_fields = ["external_id", "user__username"]
+    ordering_fields = ["id", "external_id", "status"]
+
+    def get_queryset(self) -> QuerySet[Worker]:
+        return super().get_queryset().distinct()
+
+    def get_serializer_context(self) -> dict:
+        context = super().get_serializer_context()
+        project_id = self.request.query_params.get("project")
+        if project_id and project_id.isdigit():
+            project = researcher_projects(self.request.user).filter(pk=project_id).first()
+            if project is not None:
+                context["metrics"] = monitoring.worker_metrics(project)
+        return context
+
+    def _submitted(self, worker: Worker, project_id: int) -> QuerySet[Assignment]:
+        project = researcher_project_or_404(self.request, project_id)
+        return worker.assignments.filter(unit__project=project, status=Assignment.Status.SUBMITTED)
+
+    def _review_all(self, request: Request, verb: str) -> Response:
+        worker = self.get_object()
+        payload = WorkerActionSerializer(data=request.data)
+        payload.is_valid(raise_exception=True)
+        feedback = payload.validated_data["feedback"]
+        if verb == "reject" and not feedback:
+            raise ValidationError({"feedback": "Say why: the worker sees this message."})
+        from annotation_tasks.services import quality
+
+        done = 0
+        for assignment in self._submitted(worker, payload.validated_data["project"]):
+            try:
+                getattr(quality, f"{verb}_assignment")(assignment, feedback=feedback, user=request.user)
+            except (ProviderError, ValueError) as exc:
+                raise ValidationError({"detail": f"assignment {assignment.pk}: {exc}", "done": done}) from exc
+            done += 1
+        return Response({"worker": worker.pk, "action": verb, "assignments": done})
+
+    @extend_schema(request=WorkerActionSerializer, responses={200: {"type": "object", "additionalProperties": True}})
+    @action(detail=True, methods=["post"])
+    def approve(self, request: Request, pk: str | None = None) -> Response:
+        """Approve all of the worker's submitted assignments in the project."""
+        return self._review_all(request, "approve")
+
+    @extend_schema(request=WorkerActionSerializer, responses={200: {"type": "object", "additionalProperties": True}})
+    @action(detail=True, methods=["post"])
+    def reject(self, request: Request, pk: str | None = None) -> Response:
+        """Reject all of the worker's submitted assignments in the project (feedback required)."""
+        return self._review_all(request, "reject")
+
+    @extend_schema(request=WorkerBonusSerializer, responses=QualityDecisionSerializer)
+    @action(detail=True, methods=["post"])
+    def bonus(self, request: Request, pk: str | None = None) -> Response:
+        """Bonus the worker for their latest finished assignment in the project."""
+        worker = self.get_object()
+        payload = WorkerBonusSerializer(data=request.data)
+        payload.is_valid(raise_exception=True)
+        project = researcher_project_or_404(request, payload.validated_data["project"])
+        assignment = (
+            worker.assignments.filter(unit__project=project, status__in=monitoring.DONE_STATUSES)
+            .order_by("-submitted_at", "-id")
+            .first()
+        )
+        if assignment is None:
+            raise ValidationError({"detail": "The worker has no finished assignment in this project."})
+        from annotation_tasks.services import quality
+
+        try:
+            decision = quality.bonus_assignment(
+                assignment, payload.validated_data["amount"], payload.validated_data["reason"], user=request.user
+            )
+        except (ProviderError, ValueError) as exc:
+            raise ValidationError({"detail": str(exc)}) from exc
+        return Response(QualityDecisionSerializer(decision).data)
+
+    def _block(self, request: Request, verb: str) -> Response:
+        worker = self.get_object()
+        payload = BlockSerializer(data=request.data)
+        payload.is_valid(raise_exception=True)
+        researcher_project_or_404(request, payload.validated_data["project"])
+        from annotation_tasks.services import quality
+
+        try:
+            getattr(quality, f"{verb}_worker")(worker, payload.validated_data["reason"], user=request.user)
+        except (ProviderError, ValueError) as exc:
+            raise ValidationError({"detail": str(exc)}) from exc
+        worker.refresh_from_db()
+        return Response(WorkerSerializer(worker, context=self.get_serializer_context()).data)
+
+    @extend_schema(request=BlockSerializer, responses=WorkerSerializer)
+    @action(detail=True, methods=["post"])
+    def block(self, request: Request, pk: str | None = None) -> Response:
+        return self._block(request, "block")
+
+    @extend_schema(request=BlockSerializer, responses=WorkerSerializer)
+    @action(detail=True, methods=["post"])
+    def unblock(self, request: Request, pk: str | None = None) -> Response:
+        return self._block(request, "unblock")
+
+    @extend_schema(responses=QualityDecisionSerializer(many=True))
+    @action(detail=True, methods=["get"], pagination_class=None, filter_backends=[])
+    def decisions(self, request: Request, pk: str | None = None) -> Response:
+        """The worker's logged quality decisions (newest first)."""
+        worker = self.get_object()
+        return Response(QualityDecisionSerializer(QualityDecision.objects.filter(worker=worker), many=True).data)
