@@ -2,13 +2,34 @@
 from __future__ import annotations
 
 import abc
+import hashlib
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from decimal import Decimal
+from decimal import ROUND_HALF_UP, Decimal
+
+CENT = Decimal("0.01")
+
+
+def money(value: Decimal | str | float | int) -> Decimal:
+    """Round to cents the way platforms bill (half up); str() first so floats do not leak binary noise."""
+    return Decimal(str(value)).quantize(CENT, rounding=ROUND_HALF_UP)
+
+
+def request_token(*parts: object) -> str:
+    """A deterministic idempotency token (<= 64 chars, MTurk's limit) for one intended platform action.
+
+    The same intent (e.g. "bonus", assignment 12, "0.50") always gives the same token, so a retried call is
+    recognised by the platform (UniqueRequestToken) or by our QualityDecision log as a repeat.
+    """
+    return hashlib.sha256("|".join(str(p) for p in parts).encode()).hexdigest()[:64]
 
 
 class ProviderError(Exception):
     """A platform refused or failed a call; the message says which call and why."""
+
+
+class InsufficientFunds(ProviderError):
+    """The account balance does not cover a publish's cost estimate; nothing was published."""
 
 
 @dataclass(frozen=True)
@@ -50,12 +71,25 @@ class CostEstimate:
     fees: Decimal
     total: Decimal
     currency: str = "USD"
+    fee_rate: Decimal = Decimal("0")
+
+    def describe(self) -> str:
+        """One line for a human about to confirm the spend."""
+        return (
+            f"{self.units} units x {self.assignments_per_unit} assignments x {self.reward} {self.currency}"
+            f" = {self.total - self.fees} + fees {self.fees} ({self.fee_rate * 100:.0f}%) = {self.total} {self.currency}"
+        )
 
 
 class CrowdProvider(abc.ABC):
     """One crowd platform. Providers never touch labels; labels never know the provider."""
 
     name: str = ""
+    currency: str = "USD"
+
+    def bonus_fee_rate(self) -> Decimal:
+        """Fee the platform charges on bonuses (MTurk 20%); used for budget reports only."""
+        return Decimal("0")
 
     # -- entering a unit from the platform -------------------------------------------------
     @abc.abstractmethod

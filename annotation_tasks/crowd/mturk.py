@@ -1,0 +1,369 @@
+"""Amazon Mechanical Turk through boto3.
+
+The sandbox is used unless MTURK_PRODUCTION is set explicitly; MTURK_ENDPOINT_URL overrides both (tests point
+it at a fake on loopback). Every write that MTurk can deduplicate carries a UniqueRequestToken; writes it
+cannot (approve, reject) are made idempotent by checking the assignment's state when MTurk refuses a repeat.
+"""
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Iterator, Mapping
+from datetime import UTC, datetime
+from decimal import Decimal
+from urllib.parse import urlparse
+
+from django.conf import settings
+
+from annotation_tasks.crowd import mturk_xml
+from annotation_tasks.crowd.base import (
+    CostEstimate,
+    CrowdProvider,
+    EntryContext,
+    ProviderError,
+    SubmissionRecord,
+    money,
+    request_token,
+)
+from annotation_tasks.crowd.entry import unit_entry_url
+
+PRODUCTION_ENDPOINT = "https://mturk-requester.us-east-1.amazonaws.com"
+SANDBOX_ENDPOINT = "https://mturk-requester-sandbox.us-east-1.amazonaws.com"
+PRODUCTION_WORKER_SITE = "https://worker.mturk.com"
+SANDBOX_WORKER_SITE = "https://workersandbox.mturk.com"
+PREVIEW_ASSIGNMENT_ID = "ASSIGNMENT_ID_NOT_AVAILABLE"
+_HIT_ID = re.compile(r"\b([A-Z0-9]{30})\b")
+_LOOPBACK = {"127.0.0.1", "localhost", "::1"}
+
+DEFAULTS = {
+    "title": "Judge whether generated text is supported by a source",
+    "description": "Read a short source and mark which parts of a generated text it supports.",
+    "keywords": "text, fact checking, annotation, consistency",
+    "duration_s": 60 * 60,
+    "lifetime_s": 7 * 24 * 3600,
+    "auto_approval_delay_s": 3 * 24 * 3600,
+    "question": "external",
+    "frame_height": 0,
+}
+
+
+def fee_rate(assignments_per_unit: int) -> Decimal:
+    """MTurk's commission: 20%, or 40% for HITs with 10 or more assignments."""
+    return Decimal("0.40") if assignments_per_unit >= 10 else Decimal("0.20")
+
+
+class MTurkError(ProviderError):
+    """MTurk answered with an error (RequestError / ServiceFault) after botocore's retries."""
+
+    def __init__(self, operation: str, code: str, message: str) -> None:
+        super().__init__(f"mturk {operation}: {code}: {message}")
+        self.operation, self.code, self.message = operation, code, message
+
+    @property
+    def repeat_token(self) -> bool:
+        """MTurk's answer to a reused UniqueRequestToken: the object exists already (a retry, not a failure)."""
+        msg = self.message.lower()
+        return "uniquerequesttoken" in msg or "unique request token" in msg or "already exists" in msg
+
+
+class MTurkProvider(CrowdProvider):
+    name = "mturk"
+
+    def __init__(
+        self,
+        *,
+        endpoint_url: str | None = None,
+        production: bool | None = None,
+        client=None,
+        max_attempts: int = 10,
+        aws_access_key_id: str | None = None,
+        aws_secret_access_key: str | None = None,
+    ) -> None:
+        self.production = settings.MTURK_PRODUCTION if production is None else production
+        self.endpoint_url = (
+            endpoint_url
+            or settings.MTURK_ENDPOINT_URL
+            or (PRODUCTION_ENDPOINT if self.production else SANDBOX_ENDPOINT)
+        )
+        self.max_attempts = max_attempts
+        self._keys = (
+            aws_access_key_id or settings.AWS_ACCESS_KEY_ID or None,
+            aws_secret_access_key or settings.AWS_SECRET_ACCESS_KEY or None,
+        )
+        self._client = client
+        self._hit_types: dict[tuple, str] = {}
+        self._qual_types: dict[str, str] = {}
+
+    # -- the boto3 client ----------------------------------------------------------------
+    @property
+    def client(self):
+        """Built lazily so that parse_entry (run on every unit page) never needs credentials."""
+        if self._client is None:
+            import boto3
+            from botocore.config import Config
+
+            self._client = boto3.client(
+                "mturk",
+                region_name="us-east-1",
+                endpoint_url=self.endpoint_url,
+                aws_access_key_id=self._keys[0],
+                aws_secret_access_key=self._keys[1],
+                config=Config(
+                    retries={"mode": "adaptive", "max_attempts": self.max_attempts},
+                    connect_timeout=10,
+                    read_timeout=60,
+                ),
+            )
+        return self._client
+
+    def _call(self, operation: str, **params):
+        from botocore.exceptions import BotoCoreError, ClientError
+
+        try:
+            return getattr(self.client, operation)(**params)
+        except ClientError as exc:
+            err = exc.response.get("Error", {})
+            raise MTurkError(operation, err.get("Code", ""), err.get("Message", "") or str(exc)) from exc
+        except BotoCoreError as exc:
+            raise ProviderError(f"mturk {operation}: {exc}") from exc
+
+    @property
+    def worker_site(self) -> str:
+        return PRODUCTION_WORKER_SITE if self.production and not settings.MTURK_ENDPOINT_URL else SANDBOX_WORKER_SITE
+
+    def bonus_fee_rate(self) -> Decimal:
+        return Decimal("0.20")
+
+    # -- entry ---------------------------------------------------------------------------
+    def parse_entry(self, query: Mapping[str, str]) -> EntryContext | None:
+        assignment_id = query.get("assignmentId", "")
+        hit_id = query.get("hitId", "")
+        if not assignment_id or not hit_id:
+            return None
+        preview = assignment_id == PREVIEW_ASSIGNMENT_ID
+        submit_to = query.get("turkSubmitTo", "")
+        return EntryContext(
+            worker_external_id="" if preview else query.get("workerId", ""),
+            provider_assignment_id="" if preview else assignment_id,
+            preview=preview,
+            submit_to=f"{submit_to.rstrip('/')}/mturk/externalSubmit" if submit_to and not preview else "",
+            extra={"hit_id": hit_id},
+        )
+
+    # -- money ---------------------------------------------------------------------------
+    def estimate_cost(self, units: int, assignments_per_unit: int, reward: Decimal) -> CostEstimate:
+        reward = money(reward)
+        rate = fee_rate(assignments_per_unit)
+        per_assignment_fee = max(money(reward * rate), Decimal("0.01"))  # MTurk's minimum fee is one cent
+        n = units * assignments_per_unit
+        fees = per_assignment_fee * n
+        return CostEstimate(units, assignments_per_unit, reward, fees, reward * n + fees, "USD", rate)
+
+    def account_balance(self) -> Decimal | None:
+        return Decimal(self._call("get_account_balance")["AvailableBalance"])
+
+    # -- publishing ----------------------------------------------------------------------
+    def question_xml(self, unit, options: Mapping) -> str:
+        url = unit_entry_url(unit, self.name)
+        parsed = urlparse(url)
+        if parsed.scheme != "https" and parsed.hostname not in _LOOPBACK:
+            raise ProviderError(f"MTurk needs an HTTPS unit page; PUBLIC_BASE_URL gives {url!r}")
+        if options.get("question") == "html":
+            # The page MTurk serves gets assignmentId & co. in its own URL: pass them on to our unit page.
+            html = (
+                "<!DOCTYPE html><html><head><meta charset='utf-8'></head><body style='margin:0'>"
+                f"<iframe id='fc' style='border:0;width:100%;height:100vh' data-src='{url}'></iframe>"
+                "<script>var f=document.getElementById('fc');"
+                "f.src=f.dataset.src+'&'+window.location.search.slice(1);</script></body></html>"
+            )
+            return mturk_xml.html_question(html, options.get("frame_height", 0))
+        if parsed.scheme != "https":
+            url_for_xml = url  # loopback dev/test only: real MTurk refuses it anyway
+            return (
+                f'<ExternalQuestion xmlns="{mturk_xml.EXTERNAL_QUESTION_NS}">'
+                f"<ExternalURL>{url_for_xml.replace('&', '&amp;')}</ExternalURL>"
+                f"<FrameHeight>{int(options.get('frame_height', 0))}</FrameHeight></ExternalQuestion>"
+            )
+        return mturk_xml.external_question(url, options.get("frame_height", 0))
+
+    def qualification_requirements(self, options: Mapping) -> list[dict]:
+        custom = {self.qualification_type_id(name): int(v) for name, v in (options.get("qualifications") or {}).items()}
+        return mturk_xml.qualification_requirements(
+            min_approval_rate=options.get("min_approval_rate"),
+            min_approved_hits=options.get("min_approved_hits"),
+            locales=options.get("locales"),
+            custom=custom,
+        )
+
+    def hit_type_id(self, reward: Decimal, options: Mapping) -> str:
+        """CreateHITType returns the same id for the same attributes, so calling it again is harmless."""
+        reqs = self.qualification_requirements(options)
+        params = {
+            "AutoApprovalDelayInSeconds": int(options["auto_approval_delay_s"]),
+            "AssignmentDurationInSeconds": int(options["duration_s"]),
+            "Reward": str(money(reward)),
+            "Title": options["title"],
+            "Keywords": options["keywords"],
+            "Description": options["description"],
+        }
+        if reqs:
+            params["QualificationRequirements"] = reqs
+        key = repr(sorted(params.items(), key=lambda kv: kv[0]))
+        if key not in self._hit_types:
+            self._hit_types[key] = self._call("create_hit_type", **params)["HITTypeId"]
+        return self._hit_types[key]
+
+    def publish(self, batch, units: Iterable, *, reward: Decimal, assignments_per_unit: int, **options) -> list[str]:
+        opts = {**DEFAULTS, **(batch.settings or {}), **options}
+        hit_type = self.hit_type_id(reward, opts)
+        refs = []
+        for unit in units:
+            annotation = f"factcrowd:unit:{unit.pk}"
+            token = request_token("mturk-hit", batch.pk, unit.pk, assignments_per_unit)
+            try:
+                hit = self._call(
+                    "create_hit_with_hit_type",
+                    HITTypeId=hit_type,
+                    MaxAssignments=int(assignments_per_unit),
+                    LifetimeInSeconds=int(opts["lifetime_s"]),
+                    Question=self.question_xml(unit, opts),
+                    RequesterAnnotation=annotation,
+                    UniqueRequestToken=token,
+                )["HIT"]
+                refs.append(hit["HITId"])
+            except MTurkError as exc:
+                if not exc.repeat_token:
+                    raise
+                refs.append(self._existing_hit(exc, annotation))
+        return refs
+
+    def _existing_hit(self, exc: MTurkError, annotation: str) -> str:
+        """A repeated UniqueRequestToken means the HIT exists: take its id from the error, else find it."""
+        match = _HIT_ID.search(exc.message)
+        if match:
+            return match.group(1)
+        for page in self.client.get_paginator("list_hits").paginate(PaginationConfig={"PageSize": 100}):
+            for hit in page.get("HITs", []):
+                if hit.get("RequesterAnnotation") == annotation:
+                    return hit["HITId"]
+        raise ProviderError(f"mturk says the HIT for {annotation} exists but it cannot be found: {exc.message}")
+
+    def preview_url(self, unit) -> str:
+        group = self._call("get_hit", HITId=unit.provider_ref)["HIT"]["HITGroupId"]
+        return f"{self.worker_site}/mturk/preview?groupId={group}"
+
+    # -- sync ----------------------------------------------------------------------------
+    def list_submissions(self, batch) -> Iterator[SubmissionRecord]:
+        refs = batch.units.exclude(provider_ref="").values_list("provider_ref", flat=True)
+        paginator = self.client.get_paginator("list_assignments_for_hit")
+        for hit_id in refs:
+            pages = paginator.paginate(
+                HITId=hit_id,
+                AssignmentStatuses=["Submitted", "Approved", "Rejected"],
+                PaginationConfig={"PageSize": 100},
+            )
+            for page in pages:
+                for a in page.get("Assignments", []):
+                    submit = a.get("SubmitTime")
+                    yield SubmissionRecord(
+                        provider_assignment_id=a["AssignmentId"],
+                        worker_external_id=a["WorkerId"],
+                        unit_ref=a.get("HITId", hit_id),
+                        status=a["AssignmentStatus"].lower(),
+                        submitted_at=submit.isoformat() if isinstance(submit, datetime) else submit,
+                        answer=mturk_xml.parse_answer(a.get("Answer")),
+                    )
+
+    # -- review --------------------------------------------------------------------------
+    def _status(self, assignment_id: str) -> str:
+        return self._call("get_assignment", AssignmentId=assignment_id)["Assignment"]["AssignmentStatus"]
+
+    def approve(self, assignment, feedback: str = "") -> None:
+        aid = assignment.provider_assignment_id
+        params = {"AssignmentId": aid, **({"RequesterFeedback": feedback[:1024]} if feedback else {})}
+        try:
+            self._call("approve_assignment", **params)
+        except MTurkError:
+            status = self._status(aid)
+            if status == "Approved":
+                return  # a repeat: already done
+            if status == "Rejected":  # reversing a rejection
+                self._call("approve_assignment", OverrideRejection=True, **params)
+                return
+            raise
+
+    def reject(self, assignment, feedback: str) -> None:
+        aid = assignment.provider_assignment_id
+        try:
+            self._call("reject_assignment", AssignmentId=aid, RequesterFeedback=(feedback or "Rejected")[:1024])
+        except MTurkError:
+            if self._status(aid) == "Rejected":
+                return
+            raise
+
+    def bonus(self, assignment, amount: Decimal, reason: str, request_token: str) -> None:
+        try:
+            self._call(
+                "send_bonus",
+                WorkerId=assignment.worker.external_id,
+                AssignmentId=assignment.provider_assignment_id,
+                BonusAmount=str(money(amount)),
+                Reason=reason or "Bonus",
+                UniqueRequestToken=request_token[:64],
+            )
+        except MTurkError as exc:
+            if not exc.repeat_token:
+                raise
+            # paid before with this token: a retry, nothing more to pay
+
+    # -- workers -------------------------------------------------------------------------
+    def block(self, worker, reason: str) -> None:
+        self._call("create_worker_block", WorkerId=worker.external_id, Reason=reason or "Blocked")
+
+    def unblock(self, worker, reason: str) -> None:
+        self._call("delete_worker_block", WorkerId=worker.external_id, Reason=reason or "Unblocked")
+
+    def qualification_type_id(self, name: str) -> str:
+        """Our own qualification type (train -> qualify -> work), created on first use and found again by name."""
+        if re.fullmatch(r"[A-Z0-9]{20,40}", name):
+            return name  # already an id
+        if name in self._qual_types:
+            return self._qual_types[name]
+        paginator = self.client.get_paginator("list_qualification_types")
+        pages = paginator.paginate(
+            Query=name, MustBeRequestable=False, MustBeOwnedByCaller=True, PaginationConfig={"PageSize": 100}
+        )
+        for page in pages:
+            for qt in page.get("QualificationTypes", []):
+                if qt["Name"] == name:
+                    self._qual_types[name] = qt["QualificationTypeId"]
+                    return qt["QualificationTypeId"]
+        created = self._call(
+            "create_qualification_type",
+            Name=name,
+            Description=f"FactCrowd qualification {name}",
+            QualificationTypeStatus="Active",
+        )["QualificationType"]
+        self._qual_types[name] = created["QualificationTypeId"]
+        return self._qual_types[name]
+
+    def grant_qualification(self, worker, qualification: str, value: int = 1) -> None:
+        self._call(
+            "associate_qualification_with_worker",
+            QualificationTypeId=self.qualification_type_id(qualification),
+            WorkerId=worker.external_id,
+            IntegerValue=int(value),
+            SendNotification=False,
+        )
+
+    def revoke_qualification(self, worker, qualification: str, reason: str = "") -> None:
+        self._call(
+            "disassociate_qualification_from_worker",
+            QualificationTypeId=self.qualification_type_id(qualification),
+            WorkerId=worker.external_id,
+            Reason=reason or "Revoked",
+        )
+
+    def close(self, batch) -> None:
+        past = datetime(2015, 1, 1, tzinfo=UTC)  # an expiry in the past expires the HIT now
+        for hit_id in batch.units.exclude(provider_ref="").values_list("provider_ref", flat=True):
+            self._call("update_expiration_for_hit", HITId=hit_id, ExpireAt=past)
