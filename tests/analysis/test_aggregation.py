@@ -60,3 +60,18 @@ def test_item_counts_keep_the_full_vocabulary() -> None:
 def test_item_counts_rejects_mixed_levels() -> None:
     with pytest.raises(ValueError):
         item_counts(_frame([("span", 1, 1, "covered"), ("qa", 1, 2, "supported")]))
+
+
+def test_categorical_and_object_labels_count_the_same() -> None:
+    frame = _frame([("fact", 1, 1, "S"), ("fact", 1, 2, "IR"), ("fact", 2, 1, "NS"), ("fact", 2, 2, "NS")])
+    categorical = frame.assign(label=pd.Categorical(frame["label"], categories=["S", "NS", "IR", "other"]))
+    a, b = item_counts(frame), item_counts(categorical)
+    assert a.categories == b.categories == ("NS", "IR", "S")
+    assert (a.counts == b.counts).all()
+    assert a.counts.tolist() == [[0, 1, 1], [2, 0, 0]]
+
+
+def test_missing_labels_are_rejected() -> None:
+    frame = _frame([("qa", 1, 1, "supported"), ("qa", 1, 2, None)])
+    with pytest.raises(ValueError):
+        item_counts(frame)
