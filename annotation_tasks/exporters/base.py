@@ -1,0 +1,44 @@
+"""Streaming helpers: keyset-paginated chunks and per-chunk majority labels.
+
+Exporters are generators of lines. They read responses in chunks by primary key (``WHERE id > last ORDER BY
+id LIMIT n``), so memory holds one chunk whatever the project's size, and the same query works on SQLite
+and PostgreSQL. Labels of a chunk go through annotation_tasks.analysis.aggregation.majority_labels, so the
+tie rule is the analysis's.
+"""
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from typing import Any
+
+import pandas as pd
+from django.db.models import Model, QuerySet
+
+from annotation_tasks.analysis.aggregation import majority_labels
+from annotation_tasks.models import Assignment
+
+CHUNK = 200
+COUNTED = (Assignment.Status.SUBMITTED, Assignment.Status.APPROVED)  # rejected / returned work is not a label
+
+
+def iter_chunks(queryset: QuerySet, size: int = CHUNK) -> Iterator[list[Model]]:
+    """Lists of at most `size` rows in primary-key order, one query each."""
+    last = None
+    qs = queryset.order_by("pk")
+    while True:
+        page = list((qs.filter(pk__gt=last) if last is not None else qs)[:size])
+        if not page:
+            return
+        yield page
+        last = page[-1].pk
+
+
+def majorities(rows: Iterable[tuple[str, int, int, Any]]) -> dict[tuple[str, int], tuple[Any, list]]:
+    """{(level, item id): (majority, votes in assignment order)} from (level, item id, assignment id, label)."""
+    frame = pd.DataFrame(list(rows), columns=["level", "item_id", "worker_id", "label"])
+    if frame.empty:
+        return {}
+    out = majority_labels(frame)
+    return {
+        (level, int(item)): (majority, list(votes))
+        for level, item, majority, votes in zip(out["level"], out["item_id"], out["majority"], out["votes"], strict=True)
+    }

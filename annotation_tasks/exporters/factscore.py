@@ -1,0 +1,76 @@
+"""The FActScore labeled schema: one line per response {input, output, topic, cat, annotations}.
+
+Human facts carry the majority label of their counted assignments (the imported expert's label for imported
+data). For responses labelled in the app, a sentence without human facts lists its labelled model facts as
+its human facts, so crowd labels are not lost. Imported lines come back byte for byte (default json.dumps,
+as the release wrote them).
+"""
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from collections.abc import Iterator
+from typing import Any
+
+from annotation_tasks.exporters.base import CHUNK, COUNTED, iter_chunks, majorities
+from annotation_tasks.importers.factscore import LINE_KEYS, SENTENCE_KEYS
+from annotation_tasks.models import AtomicFact, FactLabel, Project, Response
+
+
+def dumps(obj: Any) -> str:
+    return json.dumps(obj)
+
+
+def export_lines(project: Project, *, chunk_size: int = CHUNK) -> Iterator[str]:
+    """One JSON line (no newline) per response of the project, in response order."""
+    responses = Response.objects.filter(project=project).select_related("source")
+    for chunk in iter_chunks(responses, chunk_size):
+        ids = [r.pk for r in chunk]
+        facts: dict[int, list[AtomicFact]] = defaultdict(list)
+        for fact in AtomicFact.objects.filter(response_id__in=ids).order_by("response_id", "sentence_index", "order", "id"):
+            facts[fact.response_id].append(fact)
+        votes = majorities(
+            ("fact", fact_id, a_id, label)
+            for fact_id, a_id, label in FactLabel.objects.filter(
+                fact__response_id__in=ids, assignment__status__in=COUNTED
+            ).values_list("fact_id", "assignment_id", "label")
+        )
+        for response in chunk:
+            yield dumps(_record(response, facts[response.pk], votes))
+
+
+def _record(response: Response, facts: list[AtomicFact], votes: dict) -> dict[str, Any]:
+    meta = response.metadata or {}
+    by_sentence: dict[tuple[int, str], list[AtomicFact]] = defaultdict(list)
+    for fact in facts:
+        by_sentence[(fact.sentence_index, "human" if fact.kind == "human" else "model")].append(fact)
+    annotations = None
+    if not meta.get("abstained", False):
+        n = max([len(response.sentences or []), *(i + 1 for i, _ in by_sentence)])
+        annotations = [_sentence(i, (response.sentences or [])[i : i + 1], by_sentence, votes) for i in range(n)]
+    values = {
+        "input": meta.get("input", response.source.question),
+        "output": response.text,
+        "topic": meta.get("topic", response.source.external_id),
+        "cat": meta.get("cat"),
+        "annotations": annotations,
+    }
+    extra = meta.get("release_extra", {})
+    return {k: values[k] if k in values else extra.get(k) for k in meta.get("release_keys") or LINE_KEYS}
+
+
+def _sentence(i: int, stored: list[dict], by_sentence: dict, votes: dict) -> dict[str, Any]:
+    sent = stored[0] if stored else {}
+    model = by_sentence.get((i, "model"), [])
+    human = by_sentence.get((i, "human"), [])
+    if not human and not sent.get("human_facts_null"):
+        human = [f for f in model if ("fact", f.pk) in votes]
+    values = {
+        "text": sent.get("text", ""),
+        "is-relevant": sent.get("is_relevant", True),
+        "model-atomic-facts": None if sent.get("model_facts_null") else [{"text": f.text} for f in model],
+        "human-atomic-facts": None
+        if sent.get("human_facts_null")
+        else [{"text": f.text, "label": votes.get(("fact", f.pk), (None, []))[0]} for f in human],
+    }
+    return {k: values.get(k) for k in sent.get("release_keys") or SENTENCE_KEYS}

@@ -1,0 +1,63 @@
+"""A flat per-QA JSONL for training and evaluating consistency models, with a dev/test split by source.
+
+One line per QA: source id, response id, system, dataset, predicate, question, answer, token and character
+offsets, the majority label (supported / not_supported, the analysis's tie rule), the votes in assignment
+order, and the split. The split hashes the release's source id (annotation_tasks.analysis.splits.split_of),
+so every response of one source, and all its QAs, land in the same half on every machine.
+"""
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from typing import Any
+
+from annotation_tasks.analysis.splits import split_of
+from annotation_tasks.exporters.base import CHUNK, COUNTED, iter_chunks, majorities
+from annotation_tasks.models import QA, Project, QALabel, Response
+
+
+def source_key(response: Response) -> Any:
+    """The id a split is taken on: the release's raw source id when imported, else the source's external id."""
+    return (response.metadata or {}).get("source_id", (response.source.metadata or {}).get("source_id", response.source.external_id))
+
+
+def export_lines(project: Project, *, chunk_size: int = CHUNK) -> Iterator[str]:
+    """One JSON line (no newline) per QA, grouped by response in response order."""
+    responses = Response.objects.filter(project=project).select_related("source")
+    for chunk in iter_chunks(responses, chunk_size):
+        by_id = {r.pk: r for r in chunk}
+        qas = list(
+            QA.objects.filter(response_id__in=list(by_id)).select_related("predicate").order_by("response_id", "order", "id")
+        )
+        votes = majorities(
+            ("qa", qa_id, a_id, "supported" if ok else "not_supported")
+            for qa_id, a_id, ok in QALabel.objects.filter(
+                qa__response_id__in=list(by_id), assignment__status__in=COUNTED
+            ).values_list("qa_id", "assignment_id", "supported")
+        )
+        for qa in qas:
+            yield json.dumps(_record(by_id[qa.response_id], qa, votes), ensure_ascii=False)
+
+
+def _record(response: Response, qa: QA, votes: dict) -> dict[str, Any]:
+    tokens = response.tokens or []
+    ok = qa.answer_end <= len(tokens)
+    majority, raw = votes.get(("qa", qa.pk), (None, []))
+    key = source_key(response)
+    return {
+        "source_id": str(key),
+        "response_id": response.external_id,
+        "system": response.system,
+        "dataset": (response.metadata or {}).get("dataset"),
+        "predicate": qa.predicate.text,
+        "predicate_index": qa.predicate.token_index,
+        "question": qa.question,
+        "answer": qa.answer,
+        "answer_start": qa.answer_start,
+        "answer_end": qa.answer_end,
+        "answer_char_start": tokens[qa.answer_start][1] if ok else None,
+        "answer_char_end": tokens[qa.answer_end - 1][2] if ok else None,
+        "label": majority,
+        "votes": raw,
+        "split": split_of(key),
+    }

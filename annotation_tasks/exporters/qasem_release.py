@@ -1,0 +1,167 @@
+"""Gold JSONL in the QASemConsistency release schema: one line per response.
+
+`annotations` carries the raw per-worker votes (release polarity: QA 1 = not supported, span 1 = covered) in
+assignment order; with include_majority each QA and span also gets `majority` (same polarity). Lines that came
+from a release file are rebuilt from what the importer kept (key order, raw ids and types, span qaIds that no
+QA has, extra keys) and serialised like the release (compact, ASCII, "/" escaped), so a release file exported
+without majorities is the same bytes.
+"""
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from collections.abc import Iterator
+from typing import Any
+
+from annotation_tasks.exporters.base import CHUNK, COUNTED, iter_chunks, majorities
+from annotation_tasks.importers.qasem_release import QA_KEYS, SPAN_KEYS
+from annotation_tasks.importers.tokenize import tokenize
+from annotation_tasks.models import QA, AnswerSpan, Predicate, Project, QALabel, Response, SpanLabel
+
+KIND_POS = {Predicate.Kind.VERBAL: "VERB", Predicate.Kind.NOMINAL: "NOUN", Predicate.Kind.COPULAR: "AUX"}
+DEFAULT_KEYS = ["source_id", "source", "summary", "model", "datasource", "dataset", "cliff_labels", "qas", "spans"]
+
+
+def dumps(obj: Any) -> str:
+    """The release's own serialisation: compact separators, ASCII escapes, and "\\/" for "/"."""
+    return json.dumps(obj, separators=(",", ":")).replace("/", "\\/")
+
+
+def export_lines(project: Project, *, include_majority: bool = True, chunk_size: int = CHUNK) -> Iterator[str]:
+    """One JSON line (no newline) per response of the project, in response order."""
+    responses = Response.objects.filter(project=project).select_related("source")
+    for chunk in iter_chunks(responses, chunk_size):
+        yield from _chunk_lines(chunk, include_majority)
+
+
+def _chunk_lines(chunk: list[Response], include_majority: bool) -> Iterator[str]:
+    ids = [r.pk for r in chunk]
+    preds = {p.pk: p for p in Predicate.objects.filter(response_id__in=ids)}
+    qas: dict[int, list[QA]] = defaultdict(list)
+    for qa in QA.objects.filter(response_id__in=ids).order_by("response_id", "order", "id"):
+        qas[qa.response_id].append(qa)
+    spans: dict[int, list[AnswerSpan]] = defaultdict(list)
+    for span in AnswerSpan.objects.filter(response_id__in=ids).order_by("response_id", "order", "start", "id"):
+        spans[span.response_id].append(span)
+    links: dict[int, set[int]] = defaultdict(set)
+    for span_id, qa_id in AnswerSpan.qas.through.objects.filter(answerspan__response_id__in=ids).values_list(
+        "answerspan_id", "qa_id"
+    ):
+        links[span_id].add(qa_id)
+    label_rows = [
+        ("qa", qa_id, a_id, "supported" if ok else "not_supported")
+        for qa_id, a_id, ok in QALabel.objects.filter(
+            qa__response_id__in=ids, assignment__status__in=COUNTED
+        ).values_list("qa_id", "assignment_id", "supported")
+    ]
+    label_rows += [
+        ("span", span_id, a_id, "covered" if ok else "not_covered")
+        for span_id, a_id, ok in SpanLabel.objects.filter(
+            span__response_id__in=ids, assignment__status__in=COUNTED
+        ).values_list("span_id", "assignment_id", "covered")
+    ]
+    votes = majorities(label_rows)
+    for response in chunk:
+        yield dumps(_record(response, preds, qas[response.pk], spans[response.pk], links, votes, include_majority))
+
+
+def _qa_polarity(label: str | None) -> int | None:
+    return None if label is None else int(label == "not_supported")
+
+
+def _span_polarity(label: str | None) -> int | None:
+    return None if label is None else int(label == "covered")
+
+
+def _record(
+    response: Response,
+    preds: dict[int, Predicate],
+    qas: list[QA],
+    spans: list[AnswerSpan],
+    links: dict[int, set[int]],
+    votes: dict,
+    include_majority: bool,
+) -> dict[str, Any]:
+    meta = response.metadata or {}
+    source = response.source
+    tokens = [t[0] for t in response.tokens]
+    shape = meta.get("summary_shape") or ("sentences" if response.sentences else "flat")
+    if shape == "sentences" and response.sentences:
+        summary: list = [tokens[s["start"] : s["end"]] for s in response.sentences]
+    else:
+        summary = tokens
+    source_tokens = source.tokens if source.tokens is not None else [t[0] for t in tokenize(source.text)]
+    qa_release_id = {qa.pk: qa.metadata.get("qa_id", qa.external_id or qa.pk) for qa in qas}
+    values: dict[str, Any] = {
+        "source_id": meta.get("source_id", (source.metadata or {}).get("source_id", source.external_id)),
+        "source": source_tokens,
+        "summary": summary,
+        "model": response.system,
+        "qas": [_qa(qa, preds[qa.predicate_id], votes, include_majority) for qa in qas],
+        "spans": [_span(s, meta.get("spans", {}), links, qa_release_id, votes, include_majority) for s in spans],
+    }
+    extra = meta.get("release_extra", {})
+    keys = meta.get("release_keys") or [k for k in DEFAULT_KEYS if k in values or k in meta]
+    out = {}
+    for key in keys:
+        if key in values:
+            out[key] = values[key]
+        elif key in meta:
+            out[key] = meta[key]
+        elif key in extra:
+            out[key] = extra[key]
+    return out
+
+
+def _qa(qa: QA, pred: Predicate, votes: dict, include_majority: bool) -> dict[str, Any]:
+    meta = qa.metadata or {}
+    majority, raw = votes.get(("qa", qa.pk), (None, []))
+    values: dict[str, Any] = {
+        "qa_id": meta.get("qa_id", qa.external_id or qa.pk),
+        "sent_id": pred.sentence_index,
+        "predicate_idx": pred.token_index,
+        "predicate_pos": pred.pos or KIND_POS.get(pred.kind, "VERB"),
+        "predicate": pred.text,
+        "question": qa.question,
+        "answer_idx": f"{qa.answer_start}-{qa.answer_end}",
+        "answer": qa.answer,
+        "annotations": [_qa_polarity(v) for v in raw],
+    }
+    keys = list(meta.get("release_keys") or QA_KEYS)
+    if raw and "annotations" not in keys:
+        keys.append("annotations")
+    out = {k: values[k] if k in values else meta.get(k) for k in keys}
+    if include_majority:
+        out["majority"] = _qa_polarity(majority)
+    return out
+
+
+def _span(
+    span: AnswerSpan,
+    span_meta: dict[str, Any],
+    links: dict[int, set[int]],
+    qa_release_id: dict[int, Any],
+    votes: dict,
+    include_majority: bool,
+) -> dict[str, Any]:
+    meta = span_meta.get(span.external_id, {}) if span.external_id else {}
+    majority, raw = votes.get(("span", span.pk), (None, []))
+    linked = [qa_release_id[pk] for pk in qa_release_id if pk in links.get(span.pk, ())]  # in QA order
+    kept = meta.get("qaIds")
+    # The release's qaIds (own order, ids no QA has) stand while the links they describe are unchanged.
+    if kept is None or {x for x in kept if x in qa_release_id.values()} != set(linked):
+        kept = linked
+    values: dict[str, Any] = {
+        "id": meta.get("id", span.external_id or span.pk),
+        "start": span.start,
+        "end": span.end,
+        "qaIds": kept,
+        "annotations": [_span_polarity(v) for v in raw],
+    }
+    keys = list(meta.get("release_keys") or SPAN_KEYS)
+    if raw and "annotations" not in keys:
+        keys.append("annotations")
+    out = {k: values[k] if k in values else meta.get(k) for k in keys}
+    if include_majority:
+        out["majority"] = _span_polarity(majority)
+    return out

@@ -1,0 +1,247 @@
+"""FActScore labeled format (one generation per line) → topic sources, responses, atomic facts, expert labels.
+
+Representation: Source per topic (external_id = topic, text ""), Response f"{system}:{topic}" with the
+generation as text and {input, topic, cat, abstained} in metadata; sentences keep text, is_relevant and
+whether the human facts were null. Model facts become AtomicFact(kind="model"), human facts
+AtomicFact(kind="human") labelled S / NS / IR by one approved assignment of the imported expert worker.
+Key order and nulls are recorded so export writes each line back byte for byte.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from annotation_tasks.importers.base import Where, check_type, read_jsonl, require
+from annotation_tasks.importers.common import BULK, IMPORTED, ImportResult, import_batch, imported_workers
+from annotation_tasks.importers.tokenize import sentence_token_ranges, tokenize
+from annotation_tasks.models import (
+    Assignment,
+    AtomicFact,
+    FactLabel,
+    Project,
+    Response,
+    Source,
+    Unit,
+    UnitResponse,
+)
+from annotation_tasks.models.projects import Protocol
+
+PROTOCOL = [Protocol.FACT_LABELING.value]
+LINE_KEYS = ("input", "output", "topic", "cat", "annotations")
+SENTENCE_KEYS = ["text", "is-relevant", "model-atomic-facts", "human-atomic-facts"]
+LABELS = ("S", "NS", "IR")
+EXPERT = "factscore-expert"
+
+
+@dataclass
+class SentenceRecord:
+    text: str
+    is_relevant: bool
+    model_facts: list[str] | None
+    human_facts: list[tuple[str, str | None]] | None
+    keys: list[str]
+
+
+@dataclass
+class GenerationRecord:
+    line: int
+    system: str
+    input: str
+    output: str
+    topic: str
+    cat: Any
+    keys: list[str]
+    extra: dict[str, Any]
+    sentences: list[SentenceRecord] | None = field(default=None)  # None = abstained
+
+    @property
+    def response_external_id(self) -> str:
+        return f"{self.system}:{self.topic}"
+
+
+def read(path: Path, system: str) -> list[GenerationRecord]:
+    """Every line of one file, validated; topics must be unique within the file."""
+    records: list[GenerationRecord] = []
+    seen: dict[str, int] = {}
+    for lineno, obj in read_jsonl(path):
+        rec = parse_line(obj, Where(path.name, lineno), system)
+        if rec.topic in seen:
+            raise Where(path.name, lineno, "topic").error(f"topic {rec.topic!r} already on line {seen[rec.topic]}")
+        seen[rec.topic] = lineno
+        records.append(rec)
+    return records
+
+
+def parse_line(obj: Any, where: Where, system: str) -> GenerationRecord:
+    check_type(obj, where, dict)
+    topic = require(obj, "topic", where, str)
+    if not topic:
+        raise where.child("topic").error("empty topic")
+    rec = GenerationRecord(
+        line=where.line or 0,
+        system=system,
+        input=require(obj, "input", where, str),
+        output=require(obj, "output", where, str),
+        topic=topic,
+        cat=obj.get("cat"),
+        keys=list(obj.keys()),
+        extra={k: v for k, v in obj.items() if k not in LINE_KEYS},
+    )
+    annotations = require(obj, "annotations", where, list, allow_none=True)
+    if annotations is not None:
+        rec.sentences = [
+            _parse_sentence(s, where.child("annotations").child(i)) for i, s in enumerate(annotations)
+        ]
+    return rec
+
+
+def _parse_sentence(obj: Any, where: Where) -> SentenceRecord:
+    check_type(obj, where, dict)
+    unknown = [k for k in obj if k not in SENTENCE_KEYS]
+    if unknown:
+        raise where.child(unknown[0]).error("unexpected field (a sentence has text, is-relevant, model-atomic-facts, human-atomic-facts)")
+    model = require(obj, "model-atomic-facts", where, list, allow_none=True)
+    human = require(obj, "human-atomic-facts", where, list, allow_none=True)
+    model_facts = None
+    if model is not None:
+        model_facts = [_fact(f, where.child("model-atomic-facts").child(i), labelled=False)[0] for i, f in enumerate(model)]
+    human_facts = None
+    if human is not None:
+        human_facts = [_fact(f, where.child("human-atomic-facts").child(i), labelled=True) for i, f in enumerate(human)]
+    return SentenceRecord(
+        text=require(obj, "text", where, str),
+        is_relevant=require(obj, "is-relevant", where, bool),
+        model_facts=model_facts,
+        human_facts=human_facts,
+        keys=list(obj.keys()),
+    )
+
+
+def _fact(obj: Any, where: Where, labelled: bool) -> tuple[str, str | None]:
+    check_type(obj, where, dict)
+    allowed = ["text", "label"] if labelled else ["text"]
+    if list(obj.keys()) != allowed:
+        missing = [k for k in allowed if k not in obj]
+        if missing:
+            raise where.child(missing[0]).error("missing field")
+        extra = [k for k in obj if k not in allowed]
+        if extra:
+            raise where.child(extra[0]).error(f"unexpected field (a fact has {', '.join(allowed)})")
+        raise where.error(f"fields must come in the order {', '.join(allowed)}")
+    text = require(obj, "text", where, str)
+    if not labelled:
+        return text, None
+    label = require(obj, "label", where, str)
+    if label not in LABELS:
+        raise where.child("label").error(f"unknown label {label!r} (expected S, NS or IR)")
+    return text, label
+
+
+def write(project: Project, records: list[GenerationRecord], file_name: str) -> ImportResult:
+    """Create what is not yet in the project. Call inside transaction.atomic()."""
+    result = ImportResult(file=file_name, lines=len(records))
+    existing = set(
+        Response.objects.filter(
+            project=project, external_id__in=[r.response_external_id for r in records]
+        ).values_list("external_id", flat=True)
+    )
+    todo = [r for r in records if r.response_external_id not in existing]
+    result.skipped = len(records) - len(todo)
+    if not todo:
+        return result
+
+    topics = list(dict.fromkeys(r.topic for r in todo))
+    sources = {s.external_id: s for s in Source.objects.filter(project=project, external_id__in=topics)}
+    new_sources = [Source(project=project, external_id=t, text="") for t in topics if t not in sources]
+    Source.objects.bulk_create(new_sources, batch_size=BULK)
+    sources.update({s.external_id: s for s in new_sources})
+    result.created["sources"] += len(new_sources)
+
+    responses = [_response(project, sources[r.topic], r) for r in todo]
+    Response.objects.bulk_create(responses, batch_size=BULK)
+    result.created["responses"] += len(responses)
+
+    facts: list[AtomicFact] = []
+    labelled: list[tuple[int, AtomicFact, str]] = []  # (index into todo, fact, label)
+    for i, (r, resp) in enumerate(zip(todo, responses, strict=True)):
+        for s_idx, s in enumerate(r.sentences or []):
+            for order, text in enumerate(s.model_facts or []):
+                facts.append(
+                    AtomicFact(response=resp, sentence_index=s_idx, text=text, origin=IMPORTED, kind="model", order=order)
+                )
+            for order, (text, label) in enumerate(s.human_facts or []):
+                fact = AtomicFact(response=resp, sentence_index=s_idx, text=text, origin=IMPORTED, kind="human", order=order)
+                facts.append(fact)
+                labelled.append((i, fact, label))
+    AtomicFact.objects.bulk_create(facts, batch_size=BULK)
+    result.created["atomic_facts"] += len(facts)
+
+    with_labels = sorted({i for i, _, _ in labelled})
+    if not with_labels:
+        return result
+    batch, made = import_batch(project, file_name)
+    result.created["batches"] += int(made)
+    units = {
+        i: Unit(
+            project=project,
+            batch=batch,
+            source=responses[i].source,
+            mode="factscore",
+            assignments_wanted=1,
+            status=Unit.Status.COMPLETE,
+        )
+        for i in with_labels
+    }
+    Unit.objects.bulk_create(list(units.values()), batch_size=BULK)
+    UnitResponse.objects.bulk_create(
+        [UnitResponse(unit=u, response=responses[i], position=0) for i, u in units.items()], batch_size=BULK
+    )
+    expert = imported_workers([EXPERT])[EXPERT]
+    assignments = {
+        i: Assignment(unit=u, worker=expert, status=Assignment.Status.APPROVED) for i, u in units.items()
+    }
+    Assignment.objects.bulk_create(list(assignments.values()), batch_size=BULK)
+    FactLabel.objects.bulk_create(
+        [FactLabel(assignment=assignments[i], fact=fact, label=label) for i, fact, label in labelled],
+        batch_size=BULK,
+    )
+    result.created["units"] += len(units)
+    result.created["assignments"] += len(assignments)
+    result.created["fact_labels"] += len(labelled)
+    return result
+
+
+def _response(project: Project, source: Source, r: GenerationRecord) -> Response:
+    """The generation with token offsets and sentences located in it (offsets only where found)."""
+    tokens = tokenize(r.output)
+    sentences = []
+    texts = [s.text for s in r.sentences or []]
+    for s, rng in zip(r.sentences or [], sentence_token_ranges(r.output, tokens, texts), strict=True):
+        sent: dict[str, Any] = {"text": s.text, "is_relevant": s.is_relevant, "human_facts_null": s.human_facts is None}
+        if s.model_facts is None:
+            sent["model_facts_null"] = True
+        if s.keys != SENTENCE_KEYS:
+            sent["release_keys"] = s.keys
+        if rng is not None:
+            sent["start"], sent["end"] = rng
+        sentences.append(sent)
+    metadata = {
+        "input": r.input,
+        "topic": r.topic,
+        "cat": r.cat,
+        "abstained": r.sentences is None,
+        "release_keys": r.keys,
+    }
+    if r.extra:
+        metadata["release_extra"] = r.extra
+    return Response(
+        project=project,
+        source=source,
+        external_id=r.response_external_id,
+        system=r.system,
+        text=r.output,
+        tokens=tokens,
+        sentences=sentences,
+        metadata=metadata,
+    )
