@@ -1,6 +1,15 @@
 """URLs of the domain app: the REST API under /api/ and the pages (unit page, dashboard)."""
+from django.contrib.auth import views as auth_views
 from django.urls import include, path
+
+from annotation_tasks import pages
 
 urlpatterns: list = [
     path("api/", include("annotation_tasks.api.urls")),
+    # Annotator pages (annotation_tasks.pages): unit page, platform entry, invites, next-unit queue.
+    path("work/unit/<str:ref>/", pages.unit_entry, name="unit-entry"),
+    path("work/<str:token>/", pages.work_page, name="work-page"),
+    path("invite/<str:token>/", pages.invite, name="invite"),
+    path("annotate/<int:project_id>/", pages.annotate, name="annotate"),
+    path("accounts/login/", auth_views.LoginView.as_view(template_name="annotation_tasks/login.html"), name="login"),
 ]

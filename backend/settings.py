@@ -45,6 +45,8 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    # After XFrameOptions: unit pages get CSP frame-ancestors for the crowd platforms instead of DENY.
+    "annotation_tasks.middleware.FrameAncestorsMiddleware",
 ]
 
 ROOT_URLCONF = "backend.urls"

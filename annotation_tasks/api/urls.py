@@ -14,6 +14,7 @@ from annotation_tasks.api.content import (
 )
 from annotation_tasks.api.jobs import JobViewSet
 from annotation_tasks.api.projects import ProjectViewSet
+from annotation_tasks.api.work_views import DraftView, NextUnitView, SubmitView, UnitView
 from annotation_tasks.api.workers import WorkerViewSet
 
 # Researcher API (dashboard): one router; list endpoints filter with ?project= and friends.
@@ -32,5 +33,10 @@ router.register("workers", WorkerViewSet, basename="worker")
 router.register("jobs", JobViewSet, basename="job")
 
 urlpatterns: list = [
+    # The annotator element's API (docs/annotator-api.md), authorized by the per-assignment token.
+    path("work/next", NextUnitView.as_view(), name="work-next"),
+    path("work/<str:token>/unit", UnitView.as_view(), name="work-unit"),
+    path("work/<str:token>/draft", DraftView.as_view(), name="work-draft"),
+    path("work/<str:token>/submit", SubmitView.as_view(), name="work-submit"),
     path("", include(router.urls)),
 ]

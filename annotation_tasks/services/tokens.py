@@ -64,6 +64,14 @@ def read_preview_token(token: str) -> int:
         raise BadToken("invalid preview token") from exc
 
 
+def is_preview_token(token: str) -> bool:
+    try:
+        read_preview_token(token)
+    except BadToken:
+        return False
+    return True
+
+
 def invite_token(project) -> str:
     return signing.dumps({"p": project.pk}, salt=INVITE_SALT, compress=True)
 

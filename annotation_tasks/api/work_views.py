@@ -1,0 +1,88 @@
+"""The annotator element's API (docs/annotator-api.md): unit, draft, submit, and the local next-unit queue.
+
+Unit/draft/submit are authorized by the signed per-assignment token in the URL only: no session, no CSRF
+(the token is the credential, and it names exactly one assignment). The next-unit endpoint is for logged-in
+local annotators. Views translate; services.work and services.queue hold the logic.
+"""
+from __future__ import annotations
+
+from django.shortcuts import get_object_or_404
+from rest_framework import permissions, serializers, status
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from annotation_tasks.models import Project
+from annotation_tasks.services import queue, work
+from annotation_tasks.services.local_workers import local_worker_for
+from annotation_tasks.services.tokens import assignment_token, is_preview_token
+
+
+def _error(exc: work.WorkError) -> Response:
+    return Response({"detail": str(exc), "errors": exc.errors}, status=exc.status_code)
+
+
+class _TokenView(APIView):
+    authentication_classes: list = []
+    permission_classes = [permissions.AllowAny]
+
+
+class UnitView(_TokenView):
+    def get(self, request: Request, token: str) -> Response:
+        try:
+            if is_preview_token(token):
+                return Response(work.preview_payload(work.unit_for_preview_token(token)))
+            return Response(work.unit_payload(work.assignment_for_token(token)))
+        except work.WorkError as exc:
+            return _error(exc)
+
+
+class DraftSerializer(serializers.Serializer):
+    draft = serializers.JSONField(allow_null=True)
+
+
+class DraftView(_TokenView):
+    def put(self, request: Request, token: str) -> Response:
+        ser = DraftSerializer(data=request.data)
+        if not ser.is_valid():
+            return Response({"errors": [{"field": f, "message": str(m[0])} for f, m in ser.errors.items()]}, status=400)
+        try:
+            assignment = work.assignment_for_token(token, for_write=True)
+            saved_at = work.save_draft(assignment, ser.validated_data["draft"])
+        except work.WorkError as exc:
+            return _error(exc)
+        return Response({"saved_at": saved_at.isoformat()})
+
+
+class SubmitView(_TokenView):
+    def post(self, request: Request, token: str) -> Response:
+        try:
+            assignment = work.assignment_for_token(token)
+            result = work.submit(assignment, request.data)
+        except work.WorkError as exc:
+            return _error(exc)
+        return Response({"status": result.status, "duplicate": result.duplicate})
+
+
+class NextSerializer(serializers.Serializer):
+    project = serializers.IntegerField()
+    mode = serializers.CharField(required=False, allow_blank=True)
+
+
+class NextUnitView(APIView):
+    """POST {project, mode?} → {token, url, assignment_id}, or 204 when nothing is left for this annotator."""
+
+    permission_classes = [permissions.IsAuthenticated]
+
+    def post(self, request: Request) -> Response:
+        ser = NextSerializer(data=request.data)
+        ser.is_valid(raise_exception=True)
+        project = get_object_or_404(Project, pk=ser.validated_data["project"])
+        worker = local_worker_for(request.user, project)
+        if worker is None:
+            return Response({"detail": "not an annotator of this project"}, status=status.HTTP_403_FORBIDDEN)
+        assignment = queue.next_assignment(worker, project, mode=ser.validated_data.get("mode") or None)
+        if assignment is None:
+            return Response(status=status.HTTP_204_NO_CONTENT)
+        token = assignment_token(assignment)
+        return Response({"token": token, "url": f"/work/{token}/", "assignment_id": assignment.pk})

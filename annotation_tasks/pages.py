@@ -1,0 +1,139 @@
+"""Pages for annotators: the unit page, the crowd platforms' entry page, invite links, the next-unit page.
+
+The entry page never asks which platform it serves: each provider parses the query string into an
+EntryContext, and only its fields (preview, worker id, assignment id, submit_to, completion_url) matter here.
+"""
+from __future__ import annotations
+
+import logging
+
+from django.contrib.auth import login
+from django.contrib.auth.decorators import login_required
+from django.db import IntegrityError
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.http import require_GET
+
+from annotation_tasks.crowd import EntryContext, available_providers, get_provider
+from annotation_tasks.middleware import frameable
+from annotation_tasks.models import Project, Unit, Worker
+from annotation_tasks.services import queue, work
+from annotation_tasks.services.local_workers import accept_invite, local_worker_for
+from annotation_tasks.services.tokens import (
+    BadToken,
+    assignment_token,
+    preview_token,
+    read_invite_token,
+    read_unit_ref,
+)
+
+log = logging.getLogger(__name__)
+
+BLOCKED = ("blocked", "soft_blocked")
+
+
+def _message(request: HttpRequest, title: str, text: str, status: int) -> HttpResponse:
+    return render(request, "annotation_tasks/message.html", {"title": title, "text": text}, status=status)
+
+
+def _element_page(request: HttpRequest, **element: str) -> HttpResponse:
+    return render(request, "annotation_tasks/unit.html", {"element": element})
+
+
+@require_GET
+@frameable
+def work_page(request: HttpRequest, token: str) -> HttpResponse:
+    """/work/<token>/: the element for one assignment (local annotators land here from the queue)."""
+    try:
+        assignment = work.assignment_for_token(token)
+    except work.WorkError as exc:
+        return _message(request, "Unit not available", str(exc).capitalize() + ".", 403)
+    next_url = ""
+    if request.user.is_authenticated and assignment.worker.user_id == request.user.pk:
+        next_url = f"/annotate/{assignment.unit.project_id}/"
+    return _element_page(request, token=token, next_url=next_url)
+
+
+# The element appends this to its submit-to attribute (docs/annotator-api.md), while an EntryContext's
+# submit_to is the full URL the browser posts to; the page translates one contract into the other.
+ELEMENT_SUBMIT_SUFFIX = "/mturk/externalSubmit"
+
+
+def _element_submit_to(submit_to: str) -> str:
+    return submit_to[: -len(ELEMENT_SUBMIT_SUFFIX)] if submit_to.endswith(ELEMENT_SUBMIT_SUFFIX) else submit_to
+
+
+def _entry_context(unit: Unit, query) -> tuple[str, EntryContext] | None:
+    """Ask providers to read the platform's query parameters: the hinted one and the unit's own first."""
+    first = [n for n in (query.get("provider", ""), unit.batch.provider if unit.batch_id else "") if n]
+    names = list(dict.fromkeys(first + available_providers()))
+    for name in names:
+        try:
+            provider = get_provider(name)
+        except Exception:  # a provider that cannot start (module or configuration missing) reads no entries
+            log.debug("provider %s unavailable for entry", name, exc_info=True)
+            continue
+        ctx = provider.parse_entry(query)
+        if ctx is not None:
+            return name, ctx
+    return None
+
+
+def _worker(provider_name: str, external_id: str) -> Worker:
+    try:
+        worker, _ = Worker.objects.get_or_create(provider=provider_name, external_id=external_id)
+    except IntegrityError:
+        worker = Worker.objects.get(provider=provider_name, external_id=external_id)
+    return worker
+
+
+@require_GET
+@frameable
+def unit_entry(request: HttpRequest, ref: str) -> HttpResponse:
+    """/work/unit/<signed unit ref>/?<platform params>: what a crowd platform opens (in its iframe)."""
+    try:
+        unit = Unit.objects.select_related("batch").get(pk=read_unit_ref(ref))
+    except (BadToken, Unit.DoesNotExist):
+        return _message(request, "Unknown unit", "This link is not valid.", 404)
+    found = _entry_context(unit, request.GET)
+    if found is None:
+        return _message(request, "Open this unit from your task list", "The link lacks the platform's parameters.", 400)
+    provider_name, ctx = found
+    if ctx.preview:
+        return _element_page(request, token=preview_token(unit), preview="true")
+    worker = _worker(provider_name, ctx.worker_external_id)
+    if worker.status in BLOCKED:
+        return _message(request, "Not available", "This task is not available to you.", 403)
+    assignment = queue.assign(unit, worker, ctx.provider_assignment_id)
+    if assignment is None:
+        return _message(request, "Nothing left here", "This unit already has all the answers it needs.", 409)
+    return _element_page(
+        request,
+        token=assignment_token(assignment),
+        submit_to=_element_submit_to(ctx.submit_to),
+        assignment_id=ctx.provider_assignment_id,
+        completion_url=ctx.completion_url,
+    )
+
+
+@require_GET
+def invite(request: HttpRequest, token: str) -> HttpResponse:
+    """/invite/<signed>/: joins the project as an annotator (creating an account if needed) and starts work."""
+    try:
+        project = get_object_or_404(Project, pk=read_invite_token(token))
+    except BadToken:
+        return _message(request, "Invite not valid", "This invite link is not valid or has expired.", 403)
+    user = accept_invite(project, request.user)
+    if not request.user.is_authenticated or request.user.pk != user.pk:
+        login(request, user, backend="django.contrib.auth.backends.ModelBackend")
+    return redirect("annotate", project_id=project.pk)
+
+
+@require_GET
+@login_required(login_url="/accounts/login/")
+def annotate(request: HttpRequest, project_id: int) -> HttpResponse:
+    """/annotate/<project_id>/: asks POST /api/work/next for the annotator's next unit and opens it."""
+    project = get_object_or_404(Project, pk=project_id)
+    if local_worker_for(request.user, project) is None:
+        return _message(request, "Not invited", "You are not an annotator of this project.", 403)
+    return render(request, "annotation_tasks/annotate.html", {"project": project})
