@@ -166,7 +166,7 @@ class FakeMTurk:
         return chunk, nxt
 
     def op_GetAccountBalance(self, body: dict) -> dict:  # noqa: N802
-        return {"AvailableBalance": str(self.balance)}
+        return {"AvailableBalance": str(self.balance.quantize(Decimal("0.01")))}
 
     def op_CreateHITType(self, body: dict) -> dict:  # noqa: N802
         for key in ("AssignmentDurationInSeconds", "Reward", "Title", "Description"):

@@ -1,0 +1,273 @@
+"""Publish a batch through a crowd provider, and keep our assignments in step with the platform (sync).
+
+Publishing checks the cost against the balance before anything is spent, asks a caller-supplied confirm(),
+rate-limits platform calls, and records each unit's platform reference as soon as it exists, so that a crash
+or retry resumes where it stopped (providers also deduplicate with request tokens). Nothing here knows which
+platform is used: only the provider's name travels.
+"""
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from decimal import Decimal
+
+from django.conf import settings
+from django.db import transaction
+from django.utils import timezone
+
+from annotation_tasks.crowd import CostEstimate, CrowdProvider, get_provider
+from annotation_tasks.crowd.base import InsufficientFunds, SubmissionRecord, money
+from annotation_tasks.models import Assignment, Batch, Project, Unit, Worker
+
+log = logging.getLogger(__name__)
+
+DEFAULT_PUBLISH_RATE = 5.0  # platform calls per second while publishing many units
+
+
+class RateLimiter:
+    """At most `rate` calls per second (evenly spaced): MTurk throttles bursts of CreateHIT calls."""
+
+    def __init__(self, rate: float, clock: Callable[[], float] = time.monotonic, sleep=time.sleep) -> None:
+        self.interval = 1.0 / rate if rate and rate > 0 else 0.0
+        self._clock, self._sleep = clock, sleep
+        self._next = 0.0
+        self._lock = threading.Lock()
+
+    def wait(self) -> None:
+        with self._lock:
+            now = self._clock()
+            if now < self._next:
+                self._sleep(self._next - now)
+                now = self._next
+            self._next = now + self.interval
+
+
+def provider_for(batch: Batch, provider_name: str | None = None, **provider_options) -> CrowdProvider:
+    return get_provider(provider_name or batch.provider or settings.CROWD_DEFAULT_PROVIDER, **provider_options)
+
+
+@dataclass
+class PublishResult:
+    batch: Batch
+    estimate: CostEstimate
+    balance: Decimal | None
+    published: list[Unit] = field(default_factory=list)
+    already_published: int = 0
+    confirmed: bool = True
+
+
+def estimate_batch(
+    batch: Batch, provider: CrowdProvider, *, reward: Decimal, assignments_per_unit: int
+) -> tuple[list[Unit], CostEstimate]:
+    pending = list(batch.units.filter(provider_ref="").order_by("id"))
+    return pending, provider.estimate_cost(len(pending), assignments_per_unit, money(reward))
+
+
+def publish_batch(
+    batch: Batch,
+    *,
+    reward: Decimal | str,
+    assignments_per_unit: int,
+    provider_name: str | None = None,
+    provider: CrowdProvider | None = None,
+    confirm: Callable[[CostEstimate, Decimal | None], bool] | None = None,
+    check_balance: bool = True,
+    rate_per_second: float | None = None,
+    **options,
+) -> PublishResult:
+    """Publish the batch's unpublished units; returns what was published (resumes after a partial run).
+
+    Raises InsufficientFunds before any spending when the platform balance does not cover the estimate.
+    `options` go to the provider (title, durations, qualification requirements...) and are kept in
+    batch.settings so that later publishes and syncs see the same configuration.
+    """
+    provider = provider or provider_for(batch, provider_name)
+    reward = money(reward)
+    pending, estimate = estimate_batch(batch, provider, reward=reward, assignments_per_unit=assignments_per_unit)
+    balance = provider.account_balance() if pending else None
+    result = PublishResult(batch, estimate, balance, already_published=batch.units.exclude(provider_ref="").count())
+    if not pending:
+        return result
+    if check_balance and balance is not None and balance < estimate.total:
+        raise InsufficientFunds(
+            f"{provider.name} balance {balance} {estimate.currency} does not cover {estimate.total}: {estimate.describe()}"
+        )
+    if confirm is not None and not confirm(estimate, balance):
+        result.confirmed = False
+        return result
+
+    batch.provider = provider.name
+    batch.settings = {
+        **(batch.settings or {}),
+        **options,
+        "reward": str(reward),
+        "assignments_per_unit": int(assignments_per_unit),
+    }
+    batch.save(update_fields=["provider", "settings"])
+
+    limiter = RateLimiter(rate_per_second if rate_per_second is not None else getattr(
+        settings, "CROWD_PUBLISH_RATE", DEFAULT_PUBLISH_RATE))
+    for unit in pending:
+        limiter.wait()
+        (ref,) = provider.publish(batch, [unit], reward=reward, assignments_per_unit=assignments_per_unit, **options)
+        unit.provider_ref = ref
+        unit.assignments_wanted = assignments_per_unit
+        unit.save(update_fields=["provider_ref", "assignments_wanted"])
+        result.published.append(unit)
+
+    batch.status = Batch.Status.PUBLISHED
+    batch.published_at = batch.published_at or timezone.now()
+    batch.save(update_fields=["status", "published_at"])
+    log.info("published %d units of batch %s via %s", len(result.published), batch.pk, provider.name)
+    return result
+
+
+def close_batch(batch: Batch, provider: CrowdProvider | None = None) -> None:
+    """Expire the batch's open work on the platform and close it here."""
+    (provider or provider_for(batch)).close(batch)
+    batch.units.filter(status=Unit.Status.OPEN).update(status=Unit.Status.CLOSED)
+    batch.status = Batch.Status.CLOSED
+    batch.save(update_fields=["status"])
+
+
+def new_batch(project: Project, *, name: str | None = None, provider_name: str = "local", units: int | None = None,
+              assignments_per_unit: int | None = None) -> Batch:
+    """A batch with up to `units` freshly composed units (one per source not yet in a batch of this project)."""
+    from annotation_tasks.services.units import compose_units
+
+    name = name or f"{provider_name}-{timezone.now():%Y%m%d-%H%M%S}"
+    with transaction.atomic():
+        batch = Batch.objects.create(project=project, name=name, provider=provider_name)
+        used = Unit.objects.filter(project=project).values_list("source_id", flat=True)
+        sources = project.sources.exclude(pk__in=used).order_by("id")
+        if units is not None:
+            sources = sources[:units]
+        compose_units(batch, sources=list(sources), assignments_wanted=assignments_per_unit)
+    return batch
+
+
+# -- sync ------------------------------------------------------------------------------------
+
+_STATUS = {
+    "submitted": Assignment.Status.SUBMITTED,
+    "approved": Assignment.Status.APPROVED,
+    "rejected": Assignment.Status.REJECTED,
+    "returned": Assignment.Status.RETURNED,
+}
+# A platform's verdict wins over ours only in these directions (it never un-approves what we approved).
+_PLATFORM_MAY_MOVE = {
+    Assignment.Status.ASSIGNED: {"submitted", "approved", "rejected", "returned"},
+    Assignment.Status.EXPIRED: {"submitted", "approved", "rejected"},
+    Assignment.Status.RETURNED: {"submitted", "approved", "rejected"},
+    Assignment.Status.SUBMITTED: {"approved", "rejected", "returned"},
+    Assignment.Status.APPROVED: set(),
+    Assignment.Status.REJECTED: {"approved"},
+}
+
+
+@dataclass
+class SyncResult:
+    seen: int = 0
+    created: int = 0
+    updated: int = 0
+    unchanged: int = 0
+    unknown_unit: int = 0
+    missing_labels: list[int] = field(default_factory=list)  # assignments the platform has but our API never got
+
+    def as_dict(self) -> dict:
+        return {k: v for k, v in self.__dict__.items()}
+
+
+def _parse_time(value: str | None) -> datetime | None:
+    if not value:
+        return None
+    try:
+        parsed = datetime.fromisoformat(value)
+    except ValueError:
+        return None
+    return parsed if timezone.is_aware(parsed) else parsed.replace(tzinfo=UTC)
+
+
+def _reconcile(batch: Batch, unit: Unit, rec: SubmissionRecord, result: SyncResult) -> None:
+    worker, _ = Worker.objects.get_or_create(provider=batch.provider, external_id=rec.worker_external_id)
+    status = _STATUS.get(rec.status)
+    if status is None:
+        return
+    a = Assignment.objects.filter(provider_assignment_id=rec.provider_assignment_id, worker=worker).first()
+    if a is None:
+        # Our page may have made the assignment before the platform id was known: adopt it.
+        a = (
+            Assignment.objects.filter(unit=unit, worker=worker, provider_assignment_id="")
+            .order_by("-id")
+            .first()
+        )
+        if a is not None:
+            a.provider_assignment_id = rec.provider_assignment_id
+            a.save(update_fields=["provider_assignment_id"])
+    if a is None:
+        a = Assignment.objects.create(
+            unit=unit,
+            worker=worker,
+            provider_assignment_id=rec.provider_assignment_id,
+            status=status,
+            submitted_at=_parse_time(rec.submitted_at) or timezone.now(),
+            submission={"platform_answer": dict(rec.answer)} if rec.answer else None,
+        )
+        result.created += 1
+        result.missing_labels.append(a.pk)
+        return
+    if rec.status not in _PLATFORM_MAY_MOVE.get(a.status, set()):
+        result.unchanged += 1
+        return
+    fields = ["status"]
+    if a.status == Assignment.Status.ASSIGNED and status != Assignment.Status.RETURNED:
+        # Submitted on the platform but never through our API: keep what the platform has, flag it.
+        a.submitted_at = _parse_time(rec.submitted_at) or timezone.now()
+        fields.append("submitted_at")
+        if a.submission is None:
+            a.submission = {"platform_answer": dict(rec.answer)}
+            fields.append("submission")
+        result.missing_labels.append(a.pk)
+    if status in (Assignment.Status.APPROVED, Assignment.Status.REJECTED):
+        a.reviewed_at = timezone.now()
+        fields.append("reviewed_at")
+    a.status = status
+    a.save(update_fields=fields)
+    result.updated += 1
+
+
+def sync_batch(batch: Batch, provider: CrowdProvider | None = None) -> SyncResult:
+    """Upsert the platform's submissions on (assignment id, worker id) and reconcile statuses with ours."""
+    provider = provider or provider_for(batch)
+    units = {u.provider_ref: u for u in batch.units.exclude(provider_ref="")}
+    result = SyncResult()
+    for rec in provider.list_submissions(batch):
+        result.seen += 1
+        unit = units.get(rec.unit_ref)
+        if unit is None:
+            result.unknown_unit += 1
+            continue
+        with transaction.atomic():
+            _reconcile(batch, unit, rec, result)
+    return result
+
+
+def sync_open_batches() -> dict[int, dict]:
+    """Sync every published batch (the Celery beat job); one failing platform does not stop the others."""
+    out: dict[int, dict] = {}
+    for batch in Batch.objects.filter(status=Batch.Status.PUBLISHED).order_by("id"):
+        try:
+            out[batch.pk] = sync_batch(batch).as_dict()
+            policy = (batch.settings or {}).get("approval_policy")
+            if policy:
+                from annotation_tasks.services.quality import apply_approval_policy
+
+                out[batch.pk]["policy"] = apply_approval_policy(batch)
+        except Exception as exc:  # logged and reported per batch; beat runs again later
+            log.exception("sync of batch %s failed", batch.pk)
+            out[batch.pk] = {"error": str(exc)}
+    return out
