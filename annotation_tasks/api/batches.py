@@ -4,8 +4,8 @@ from __future__ import annotations
 from decimal import Decimal, InvalidOperation
 
 from django.db.models import Count, Prefetch
-from drf_spectacular.utils import OpenApiParameter, extend_schema
-from rest_framework import mixins, status, viewsets
+from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
+from rest_framework import mixins, serializers, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.exceptions import ValidationError
 from rest_framework.request import Request
@@ -33,8 +33,10 @@ class BatchViewSet(
     mixins.DestroyModelMixin,
     viewsets.GenericViewSet,
 ):
-    queryset = Batch.objects.annotate(unit_count=Count("units")).prefetch_related(
-        Prefetch("units", queryset=Unit.objects.only("id", "status", "batch_id"))
+    queryset = (
+        Batch.objects.annotate(unit_count=Count("units"))
+        .prefetch_related(Prefetch("units", queryset=Unit.objects.only("id", "status", "batch_id")))
+        .order_by("-created_at", "-id")
     )
     serializer_class = BatchSerializer
     filter_fields = {"project": ("project_id", int), "status": ("status", str), "provider": ("provider", str)}
@@ -171,13 +173,14 @@ class UnitViewSet(ResearcherScopedMixin, viewsets.ReadOnlyModelViewSet):
     }
     ordering_fields = ["id", "created_at"]
 
-    @extend_schema(responses={200: {"type": "object", "additionalProperties": True}})
+    @extend_schema(responses=inline_serializer("UnitPreview", {
+        "payload": serializers.DictField(help_text="What the element receives from GET /api/work/<token>/unit."),
+        "preview_url": serializers.CharField(help_text="The unit page in preview mode, as a platform frames it."),
+    }))
     @action(detail=True, methods=["get"], pagination_class=None, filter_backends=[])
     def preview(self, request: Request, pk: str | None = None) -> Response:
-        """The unit exactly as a worker's element receives it (GET /api/work/<token>/unit), in preview mode."""
+        """The unit exactly as a worker will see it: the element's payload, and the unit page in preview mode."""
         unit = self.get_object()
         from annotation_tasks.services import work
 
-        return Response(work.unit_payload(unit, preview=True))
-
-
+        return Response({"payload": work.preview_payload(unit), "preview_url": get_provider("local").preview_url(unit)})

@@ -24,7 +24,7 @@ from annotation_tasks.models import QA, AnswerSpan, AtomicFact, Predicate, Respo
 
 
 class SourceViewSet(ResearcherScopedMixin, viewsets.ReadOnlyModelViewSet):
-    queryset = Source.objects.annotate(response_count=Count("responses"))
+    queryset = Source.objects.annotate(response_count=Count("responses")).order_by("id")
     serializer_class = SourceSerializer
     filter_fields = {"project": ("project_id", int), "external_id": ("external_id", str)}
     search_fields = ["external_id", "text"]
@@ -36,7 +36,7 @@ class ResponseViewSet(ResearcherScopedMixin, viewsets.ReadOnlyModelViewSet):
         predicate_count=Count("predicates", distinct=True),
         qa_count=Count("qas", distinct=True),
         fact_count=Count("atomic_facts", distinct=True),
-    )
+    ).order_by("id")
     serializer_class = ResponseSerializer
     filter_fields = {
         "project": ("project_id", int),
