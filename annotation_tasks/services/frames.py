@@ -1,0 +1,170 @@
+"""Querysets → pandas frames for the analysis. The ONLY place that reads labels from the ORM for analysis.
+
+Every frame is built from .values_list(...).iterator() (no model instances) and JSON keys are read in SQL
+(metadata__dataset), so a project with a million labels loads without materialising a million objects.
+Columns are the frame contract the analysis and the exporters rely on:
+
+- responses: response_id, external_id, source_id, system, dataset, abstained, split
+- labels, one row per label: level ('span'|'qa'|'fact'), item_id, response_id, source_id, system, dataset,
+  split, worker_id, assignment_id, label, derived_from_span. Only submitted / approved assignments count;
+  QAs marked invalid by the expert validation step are left out (they are not part of the judged set).
+  level and label are pandas Categoricals (fast counting in analysis.aggregation).
+- qas: item_id, response_id, predicate_id, source_id, system, dataset, split (valid/unknown QAs)
+- qa_spans: qa_id, span_id (AnswerSpan.qas membership)
+- facts, one row per (fact, label): response_id, fact_id, kind, sentence_index, sentence_relevant,
+  worker_id, assignment_id, label (None for a fact nobody labelled)
+"""
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+import numpy as np
+import pandas as pd
+
+from annotation_tasks.analysis.aggregation import LABEL_ORDER
+from annotation_tasks.analysis.splits import split_of
+from annotation_tasks.models import (
+    QA,
+    AnswerSpan,
+    Assignment,
+    AtomicFact,
+    FactLabel,
+    Project,
+    QALabel,
+    Response,
+    SpanLabel,
+)
+
+COUNTED_STATUSES = (Assignment.Status.SUBMITTED, Assignment.Status.APPROVED)
+CHUNK = 20_000
+LEVELS = ("span", "qa", "fact")
+RESPONSE_COLUMNS = ["response_id", "external_id", "source_id", "system", "dataset", "abstained", "split"]
+LABEL_COLUMNS = [
+    "level", "item_id", "response_id", "source_id", "system", "dataset", "split",
+    "worker_id", "assignment_id", "label", "derived_from_span",
+]
+ALL_LABELS = [label for level in LEVELS for label in LABEL_ORDER[level]]
+
+
+def _records(queryset, columns: list[str]) -> pd.DataFrame:
+    """A frame straight from values_list, streamed in chunks (no queryset cache)."""
+    rows = queryset.values_list(*columns).iterator(chunk_size=CHUNK)
+    return pd.DataFrame.from_records(rows, columns=columns)
+
+
+def responses_frame(project: Project) -> pd.DataFrame:
+    """One row per response. split hashes the source's raw release id when the importer kept one
+    (Source.metadata["source_id"]: variants of one release source share a split), else its external id."""
+    frame = _records(
+        Response.objects.filter(project=project).order_by("id"),
+        ["id", "external_id", "source__external_id", "source__metadata__source_id", "system",
+         "metadata__dataset", "metadata__abstained"],
+    )
+    frame.columns = ["response_id", "external_id", "source_id", "raw_source_id", "system", "dataset", "abstained"]
+    frame["dataset"] = frame["dataset"].fillna("").astype(str)
+    # SQLite's JSON_EXTRACT may hand booleans back as 1 / 0.
+    frame["abstained"] = frame["abstained"].map(lambda v: isinstance(v, bool | int) and bool(v))
+    split_key = frame["raw_source_id"].where(frame["raw_source_id"].notna(), frame["source_id"])
+    frame["split"] = [split_of(k) for k in split_key]
+    return frame[RESPONSE_COLUMNS]
+
+
+def _level_labels(project: Project, level: str) -> pd.DataFrame:
+    """Raw label rows of one level: item_id, response_id, worker_id, assignment_id, value, derived."""
+    common = {"assignment__status__in": COUNTED_STATUSES}
+    if level == "span":
+        qs = SpanLabel.objects.filter(span__response__project=project, **common)
+        cols = ["span_id", "span__response_id", "assignment__worker_id", "assignment_id", "covered"]
+    elif level == "qa":
+        qs = QALabel.objects.filter(qa__response__project=project, **common).exclude(qa__validity=QA.Validity.INVALID)
+        cols = ["qa_id", "qa__response_id", "assignment__worker_id", "assignment_id", "supported", "derived_from_span"]
+    else:
+        qs = FactLabel.objects.filter(fact__response__project=project, **common)
+        cols = ["fact_id", "fact__response_id", "assignment__worker_id", "assignment_id", "label"]
+    frame = _records(qs.order_by(), cols)
+    frame.columns = ["item_id", "response_id", "worker_id", "assignment_id", "value", *(["derived_from_span"] if level == "qa" else [])]
+    if level == "span":
+        frame["label"] = np.where(frame["value"].astype(bool), "covered", "not_covered")
+    elif level == "qa":
+        frame["label"] = np.where(frame["value"].astype(bool), "supported", "not_supported")
+    else:
+        frame["label"] = frame["value"].astype(object)
+    if "derived_from_span" not in frame:
+        frame["derived_from_span"] = False
+    frame["level"] = level
+    return frame.drop(columns="value")
+
+
+def labels_frame(
+    project: Project, levels: Iterable[str] = LEVELS, responses: pd.DataFrame | None = None
+) -> pd.DataFrame:
+    """The labels frame of a project (see module doc), sorted by level, item_id, worker_id."""
+    responses = responses if responses is not None else responses_frame(project)
+    parts = [_level_labels(project, level) for level in levels]
+    parts = [p for p in parts if len(p)]
+    if not parts:
+        empty = pd.DataFrame({c: pd.Series(dtype=object) for c in LABEL_COLUMNS})
+        return empty.astype({"level": pd.CategoricalDtype(list(LEVELS)), "label": pd.CategoricalDtype(ALL_LABELS)})
+    frame = pd.concat(parts, ignore_index=True)
+    frame = frame.merge(
+        responses[["response_id", "source_id", "system", "dataset", "split"]], on="response_id", how="left"
+    )
+    frame["level"] = pd.Categorical(frame["level"], categories=list(LEVELS))
+    frame["label"] = pd.Categorical(frame["label"], categories=ALL_LABELS)
+    frame["derived_from_span"] = frame["derived_from_span"].astype(bool)
+    frame = frame.sort_values(["level", "item_id", "worker_id"], kind="stable").reset_index(drop=True)
+    return frame[LABEL_COLUMNS]
+
+
+def qas_frame(project: Project, responses: pd.DataFrame | None = None) -> pd.DataFrame:
+    """One row per QA that is not marked invalid, with its response's grouping columns."""
+    responses = responses if responses is not None else responses_frame(project)
+    frame = _records(
+        QA.objects.filter(response__project=project).exclude(validity=QA.Validity.INVALID).order_by("id"),
+        ["id", "response_id", "predicate_id"],
+    )
+    frame.columns = ["item_id", "response_id", "predicate_id"]
+    return frame.merge(
+        responses[["response_id", "source_id", "system", "dataset", "split"]], on="response_id", how="left"
+    )
+
+
+def qa_spans_frame(project: Project) -> pd.DataFrame:
+    """(qa_id, span_id) pairs of the AnswerSpan.qas membership."""
+    through = AnswerSpan.qas.through
+    frame = _records(through.objects.filter(answerspan__response__project=project).order_by(), ["qa_id", "answerspan_id"])
+    frame.columns = ["qa_id", "span_id"]
+    return frame
+
+
+def facts_frame(project: Project) -> pd.DataFrame:
+    """One row per (atomic fact, counted label); facts without a label keep one row with label None.
+
+    sentence_relevant comes from Response.sentences[i]["is_relevant"] (True when absent: our own projects
+    do not mark sentences irrelevant).
+    """
+    facts = _records(
+        AtomicFact.objects.filter(response__project=project).order_by("id"),
+        ["id", "response_id", "kind", "sentence_index"],
+    )
+    facts.columns = ["fact_id", "response_id", "kind", "sentence_index"]
+    columns = ["response_id", "fact_id", "kind", "sentence_index", "sentence_relevant", "worker_id", "assignment_id", "label"]
+    if facts.empty:
+        return pd.DataFrame({c: pd.Series(dtype=object) for c in columns})
+    relevance: dict[tuple[int, int], bool] = {}
+    with_facts = Response.objects.filter(project=project, atomic_facts__isnull=False).distinct().order_by()
+    for response_id, sentences in with_facts.values_list("id", "sentences").iterator(chunk_size=2_000):
+        for index, sentence in enumerate(sentences or []):
+            if isinstance(sentence, dict) and sentence.get("is_relevant") is False:
+                relevance[(response_id, index)] = False
+    facts["sentence_relevant"] = [
+        relevance.get((r, s), True) for r, s in zip(facts["response_id"], facts["sentence_index"], strict=True)
+    ]
+    labels = _records(
+        FactLabel.objects.filter(fact__response__project=project, assignment__status__in=COUNTED_STATUSES).order_by(),
+        ["fact_id", "assignment__worker_id", "assignment_id", "label"],
+    )
+    labels.columns = ["fact_id", "worker_id", "assignment_id", "label"]
+    frame = facts.merge(labels, on="fact_id", how="left")
+    frame["label"] = frame["label"].astype(object).where(frame["label"].notna(), None)
+    return frame[columns]

@@ -1,0 +1,148 @@
+"""The project report: agreement, worker agreement, QASem consistency and human FActScore in one dict.
+
+The `report` command prints it (tables or JSON); the REST API and the dashboard can return the same dict.
+Everything in it is JSON-ready (plain ints, floats, strings, None; no NaN), and its order is stable.
+"""
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from annotation_tasks.analysis.agreement import agreement_table, worker_table
+from annotation_tasks.analysis.consistency import system_consistency
+from annotation_tasks.analysis.factscore import human_factscore
+from annotation_tasks.models import Project
+from annotation_tasks.services import frames
+
+GROUPINGS = ("dataset", "system", "split")
+BOOTSTRAP = {"n_boot": 2000, "seed": 0}
+
+
+class ReportError(ValueError):
+    """A report that cannot be built from the arguments (unknown project or grouping)."""
+
+
+def to_jsonable(value: Any) -> Any:
+    """Numpy scalars → Python, non-finite floats → None, recursively (json.dumps would write NaN)."""
+    if isinstance(value, dict):
+        return {str(k): to_jsonable(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [to_jsonable(v) for v in value]
+    if isinstance(value, np.generic):
+        value = value.item()
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    return value
+
+
+def build_report(project: Project | str, by: str | None = None) -> dict[str, Any]:
+    """Assemble the report of a project, optionally broken down by dataset, system or split."""
+    if by is not None and by not in GROUPINGS:
+        raise ReportError(f"--by must be one of {', '.join(GROUPINGS)}, not {by!r}")
+    if isinstance(project, str):
+        found = Project.objects.filter(name=project).first()
+        if found is None:
+            raise ReportError(f"no project named {project!r}")
+        project = found
+    responses = frames.responses_frame(project)
+    labels = frames.labels_frame(project, responses=responses)
+    report: dict[str, Any] = {
+        "project": project.name,
+        "by": by,
+        "counts": {
+            "responses": int(len(responses)),
+            "labels": {str(k): int(v) for k, v in labels["level"].value_counts(sort=False).items() if v},
+            "workers": int(labels["worker_id"].nunique()),
+        },
+        "agreement": agreement_table(labels, by=by),
+        "workers": worker_table(labels),
+        "consistency": [],
+        "factscore": [],
+        "notes": {
+            "tie_rule": "majority ties go to the error label (not_covered, not_supported, NS before IR before S)",
+            "split": "sha1 of the source id, even = dev",
+            "consistency": "supported QAs / judged QAs per response (a QA whose span is not covered is not "
+            "supported), mean per system with a seeded percentile bootstrap 95% interval",
+            "factscore": "Min et al. 2023: responding generations only, IR = not supported, model facts of "
+            "irrelevant sentences count as not supported",
+        },
+    }
+    if (labels["level"] == "qa").any():
+        qas = frames.qas_frame(project, responses=responses)
+        qa_spans = frames.qa_spans_frame(project)
+        report["consistency"] = system_consistency(labels, qas, qa_spans, by=by, **BOOTSTRAP)
+    facts = frames.facts_frame(project)
+    if len(facts):
+        report["factscore"] = human_factscore(responses, facts, by=by)
+    return to_jsonable(report)
+
+
+def _fmt(value: Any, digits: int = 3) -> str:
+    if value is None:
+        return "-"
+    if isinstance(value, float):
+        return f"{value:.{digits}f}"
+    return str(value)
+
+
+def _table(headers: list[str], rows: list[list[str]]) -> list[str]:
+    widths = [max(len(h), *(len(r[i]) for r in rows)) if rows else len(h) for i, h in enumerate(headers)]
+    line = "  ".join(h.ljust(w) for h, w in zip(headers, widths, strict=True))
+    out = [line, "  ".join("-" * w for w in widths)]
+    out += ["  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)) for r in rows]
+    return out
+
+
+def render_text(report: dict[str, Any], max_workers: int = 20) -> str:
+    """Human-readable tables of a report dict (the command's default output)."""
+    title = f"Project {report['project']}" + (f" (by {report['by']})" if report["by"] else "")
+    lines = [title]
+    counts = report["counts"]
+    lines.append(
+        f"{counts['responses']} responses, {counts['workers']} workers, labels: "
+        + (", ".join(f"{k} {v}" for k, v in counts["labels"].items()) or "none")
+    )
+    lines += ["", "Agreement"]
+    lines += _table(
+        ["level", "group", "items", "labels", "fleiss_k", "kripp_a", "unanimous%"],
+        [
+            [r["level"], "all" if r["group"] is None else str(r["group"]), str(r["n_items"]), str(r["n_labels"]),
+             _fmt(r["fleiss_kappa"]), _fmt(r["krippendorff_alpha"]), _fmt(r["percent_unanimous"], 1)]
+            for r in report["agreement"]
+        ],
+    )
+    if report["consistency"]:
+        key = [k for k in ("dataset", "split") if k in report["consistency"][0]]
+        lines += ["", "QASem consistency (mean per response, %)"]
+        lines += _table(
+            [*key, "system", "responses", "QAs", "consistency", "95% CI", "mixed_pred%", "extrinsic", "intrinsic"],
+            [
+                [*(str(r[k]) for k in key), str(r["system"]), str(r["n_responses"]), str(r["n_qas"]),
+                 _fmt(r["consistency"], 1),
+                 "-" if r["ci95"] is None else f"{r['ci95'][0]:.1f}–{r['ci95'][1]:.1f}",
+                 _fmt(r["mixed_predicates_pct"], 1), str(r["n_extrinsic"]), str(r["n_intrinsic"])]
+                for r in report["consistency"]
+            ],
+        )
+    if report["factscore"]:
+        key = [k for k in ("dataset", "split") if k in report["factscore"][0]]
+        lines += ["", "Human FActScore"]
+        lines += _table(
+            [*key, "system", "FActScore", "% responding", "facts/response", "responses"],
+            [
+                [*(str(r[k]) for k in key), str(r["system"]), _fmt(r["factscore"], 1),
+                 _fmt(r["percent_responding"], 1), _fmt(r["facts_per_response"], 1), str(r["n_responses"])]
+                for r in report["factscore"]
+            ],
+        )
+    if report["workers"]:
+        ranked = sorted(report["workers"], key=lambda r: (-(r["n_compared"]), str(r["worker_id"])))[:max_workers]
+        lines += ["", f"Worker agreement with the others' majority (top {len(ranked)} by items compared)"]
+        lines += _table(
+            ["level", "worker", "labels", "compared", "agreement"],
+            [[r["level"], str(r["worker_id"]), str(r["n_labels"]), str(r["n_compared"]), _fmt(r["agreement"])]
+             for r in ranked],
+        )
+    return "\n".join(lines) + "\n"
