@@ -1,0 +1,18 @@
+"""import_qasem_release FILE --project NAME"""
+from __future__ import annotations
+
+from django.core.management.base import BaseCommand
+
+from annotation_tasks.management.commands._io import run_import
+from annotation_tasks.services.imports import import_qasem_release
+
+
+class Command(BaseCommand):
+    help = "Import a QASemConsistency release file (all or nothing; re-importing changes nothing)."
+
+    def add_arguments(self, parser) -> None:
+        parser.add_argument("file")
+        parser.add_argument("--project", required=True, help="project name (created when missing)")
+
+    def handle(self, *args, file: str, project: str, **options) -> None:
+        run_import(self, lambda: import_qasem_release(file, project))
