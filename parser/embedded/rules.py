@@ -1,0 +1,661 @@
+"""Dependency rules that turn a spaCy parse into QA-SRL predicate frames (verbal, nominal, copular).
+
+Each predicate's arguments are read off its dependents (and, for verbs without their own subject, off the clause
+that controls them: conjuncts, xcomp, participles, relative clauses); each argument becomes one QA whose
+question is generated in the 7-slot template from the verb's voice, tense, modality and negation. Every question
+is checked against the QA-SRL slot grammar before it is kept, so the backend never emits an invalid one.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from spacy.tokens import Doc, Span
+from spacy.tokens import Token as SpacyToken
+
+from parser import lexicon, qasrl_slots
+from parser.embedded import words as W
+from parser.types import Answer, PredicateFrame, QAPair
+
+EMPTY = "_"
+PUNCT_TAGS = frozenset({",", ".", ":", "``", "''", "-LRB-", "-RRB-", "HYPH", "NFP", '"', "$"}) - {"$"}
+EDGE_DEPS = frozenset({"cc", "punct", "mark", "preconj"})
+VERB_TAGS = frozenset({"VB", "VBD", "VBG", "VBN", "VBP", "VBZ"})
+NOUN_TAGS = frozenset({"NN", "NNS"})
+SUBJ_DEPS = frozenset({"nsubj", "nsubjpass", "csubj", "csubjpass"})
+AUX_DEPS = frozenset({"aux", "auxpass"})
+RELATIVE_WORDS = frozenset({"who", "whom", "which", "that", "whose", "where", "when"})
+NOMINAL_SUFFIXES = ("tion", "sion", "ment", "ance", "ence", "ure", "al", "ing", "age", "sis", "ery", "ity")
+
+
+@dataclass(frozen=True, slots=True)
+class VerbInfo:
+    """How the predicate is conjugated in the sentence; the questions copy it."""
+
+    stem: str
+    past: bool = False
+    modal: str = ""
+    perfect: bool = False
+    progressive: bool = False
+    passive: bool = False
+    negated: bool = False
+
+
+# ------------------------------------------------------------------------------------------------ question text
+
+
+def aux_and_verb(info: VerbInfo, wh_is_subject: bool) -> tuple[str, str]:
+    """The aux and verb slots for `info`; QA-SRL's aux vocabulary is singular (is/was/has/does)."""
+    forms = lexicon.verb_forms(info.stem)
+    neg = info.negated
+    not_prefix = ""
+    if info.modal:
+        aux = info.modal
+        if neg:
+            if aux in W.NEGATED_AUX:
+                aux = W.NEGATED_AUX[aux]
+            else:
+                not_prefix = "not "
+        if info.passive:
+            verb = ("have been " if info.perfect else "be being " if info.progressive else "be ") + forms.past_participle
+        elif info.perfect:
+            verb = ("have been " + forms.present_participle) if info.progressive else ("have " + forms.past_participle)
+        elif info.progressive:
+            verb = "be " + forms.present_participle
+        else:
+            verb = forms.stem
+        return aux, not_prefix + verb
+    if info.perfect:
+        aux = "had" if info.past else "has"
+        if info.passive:
+            verb = "been " + forms.past_participle
+        elif info.progressive:
+            verb = "been " + forms.present_participle
+        else:
+            verb = forms.past_participle
+        return (W.NEGATED_AUX[aux] if neg else aux), verb
+    if info.passive or info.progressive:
+        aux = "was" if info.past else "is"
+        if info.passive:
+            verb = ("being " if info.progressive else "") + forms.past_participle
+        else:
+            verb = forms.present_participle
+        return (W.NEGATED_AUX[aux] if neg else aux), verb
+    if wh_is_subject and not neg:
+        return EMPTY, forms.past if info.past else forms.present3
+    aux = "did" if info.past else "does"
+    return (W.NEGATED_AUX[aux] if neg else aux), forms.stem
+
+
+def make_question(
+    info: VerbInfo, wh: str, subj: str = EMPTY, obj: str = EMPTY, prep: str = EMPTY, obj2: str = EMPTY
+) -> tuple[str, ...] | None:
+    """7 slots for a question, or None when the combination is not a valid QA-SRL question."""
+    aux, verb = aux_and_verb(info, wh_is_subject=subj == EMPTY)
+    slots = (wh, aux, subj, verb, obj, prep, obj2)
+    return slots if qasrl_slots.is_valid(slots) else None
+
+
+# ------------------------------------------------------------------------------------------------ spans
+
+
+def trim(doc: Doc | Span, start: int, end: int) -> tuple[int, int]:
+    """Drop punctuation, conjunctions and complementisers at the edges of a span."""
+    while start < end and (doc[start].tag_ in PUNCT_TAGS or doc[start].dep_ in EDGE_DEPS):
+        start += 1
+    while end > start and (doc[end - 1].tag_ in PUNCT_TAGS or doc[end - 1].dep_ in {"cc", "punct"}):
+        end -= 1
+    return start, end
+
+
+def subtree_span(tok: SpacyToken, stop: SpacyToken | None = None, include_head_prep: bool = True) -> tuple[int, int]:
+    """The token's subtree as a span; when `stop` (a dependent inside it) is given, cut the span before it."""
+    start, end = tok.left_edge.i, tok.right_edge.i + 1
+    if stop is not None:
+        if stop.i > tok.i:
+            end = min(end, stop.left_edge.i)
+        else:
+            start = max(start, stop.right_edge.i + 1)
+    return trim(tok.doc, start, end)
+
+
+def without(tok: SpacyToken, inner: SpacyToken) -> tuple[int, int]:
+    """`tok`'s subtree minus the part that holds `inner` (e.g. the quoted clause minus 'he said')."""
+    start, end = tok.left_edge.i, tok.right_edge.i + 1
+    if inner.left_edge.i > tok.i:
+        end = inner.left_edge.i
+    elif inner.right_edge.i < tok.i:
+        start = inner.right_edge.i + 1
+    return trim(tok.doc, start, end)
+
+
+# ------------------------------------------------------------------------------------------------ word classes
+
+
+def is_person(tok: SpacyToken) -> bool:
+    low = tok.lower_
+    if tok.tag_ in {"PRP", "WP"}:
+        return low in W.PERSON_PRONOUNS
+    if low in W.PERSON_NOUNS:
+        return True
+    if tok.tag_ in {"NNP", "NNPS"}:
+        return not any(c.lower_ in W.PLACE_NOUNS for c in tok.children)
+    if tok.tag_ in NOUN_TAGS and len(low) > 5:
+        for suffix in ("ist", "ists", "ian", "ians"):
+            if low.endswith(suffix):
+                return True
+        for suffix, cut in (("ers", 3), ("er", 2), ("ors", 3), ("or", 2)):
+            if low.endswith(suffix) and lexicon.is_known_verb(low[:-cut]) and len(low) - cut > 3:
+                return True
+    return False
+
+
+def filler(tok: SpacyToken | None) -> str:
+    return "someone" if tok is not None and is_person(tok) else "something"
+
+
+def core_wh(tok: SpacyToken) -> str:
+    return "who" if is_person(tok) else "what"
+
+
+def is_time(tok: SpacyToken) -> bool:
+    low = tok.lower_
+    if low in W.TIME_NOUNS:
+        return True
+    if tok.tag_ == "CD" and len(low) == 4 and low.isdigit() and 1000 <= int(low) <= 2100:
+        return True
+    return any(c.lower_ in W.TIME_NOUNS or c.lower_ == "ago" for c in tok.children if c.dep_ in {"compound", "amod", "npadvmod", "advmod"})
+
+
+def is_place(tok: SpacyToken) -> bool:
+    return tok.lower_ in W.PLACE_NOUNS or (tok.tag_ in {"NNP", "NNPS"} and tok.dep_ == "pobj")
+
+
+def is_duration(tok: SpacyToken) -> bool:
+    return tok.lower_ in W.DURATION_UNITS and any(c.tag_ == "CD" or c.lower_ in {"several", "many", "few", "a"} for c in tok.children)
+
+
+def is_amount(tok: SpacyToken) -> bool:
+    return tok.tag_ == "CD" or tok.lower_ in {"%", "percent", "million", "billion"} or any(
+        c.tag_ == "CD" for c in tok.children if c.dep_ in {"nummod", "compound", "quantmod"}
+    )
+
+
+# ------------------------------------------------------------------------------------------------ verbs
+
+
+def _own_aux(v: SpacyToken) -> list[SpacyToken]:
+    return [c for c in v.children if c.dep_ in AUX_DEPS and c.i < v.i]
+
+
+def _governor(v: SpacyToken) -> SpacyToken | None:
+    """The verb whose clause `v` belongs to (through prepositions), for tense and controlled subjects."""
+    head = v.head
+    if head is v:
+        return None
+    if head.dep_ == "prep" and head.head is not head:
+        head = head.head
+    return head if head.tag_ in VERB_TAGS or head.tag_ == "MD" else None
+
+
+def verb_info(v: SpacyToken, stem: str) -> VerbInfo:
+    auxes = _own_aux(v)
+    if not auxes and v.dep_ == "conj" and v.tag_ in {"VBN", "VBG"} and v.head.tag_ == v.tag_:
+        auxes = _own_aux(v.head)
+    negated = any(c.dep_ == "neg" for c in v.children)
+    modal, perfect, progressive, passive, past = "", False, False, False, v.tag_ == "VBD"
+    finite_seen = False
+    for a in auxes:
+        low = a.lower_
+        if a.tag_ == "MD" or low in W.MODAL_MAP and a.tag_ not in {"VBP", "VBZ", "VBD"}:
+            modal = modal or W.MODAL_MAP.get(low, "might")
+            finite_seen = True
+        elif low == "to":
+            modal = modal or "might"
+        else:
+            a_stem = lexicon.verb_stem(low, a.tag_)
+            if not finite_seen and a.tag_ in {"VBD", "VBZ", "VBP"}:
+                past = a.tag_ == "VBD"
+                finite_seen = True
+            if a_stem == "have":
+                perfect = True
+            elif a_stem == "be":
+                if a.dep_ == "auxpass" or v.tag_ == "VBN":
+                    passive = True
+                else:
+                    progressive = progressive or v.tag_ == "VBG"
+            elif a_stem == "get" and v.tag_ == "VBN":
+                passive = True
+    if any(c.dep_ in {"nsubjpass", "csubjpass"} for c in v.children):
+        passive = True
+    if v.tag_ == "VBN" and not auxes and v.dep_ in {"acl", "amod", "advcl", "conj", "xcomp", "ccomp", "oprd"}:
+        passive = v.dep_ != "conj" or _verb_info_passive_head(v)
+    if v.tag_ == "VBG" and not auxes:
+        progressive = True
+    if not finite_seen and not modal:
+        gov = _governor(v)
+        if gov is not None:
+            past = gov.tag_ == "VBD" or any(a.tag_ == "VBD" for a in _own_aux(gov))
+        if v.tag_ == "VB" and not any(a.lower_ in {"do", "does", "did"} for a in auxes) and v.dep_ != "ROOT":
+            modal = "might" if v.dep_ in {"xcomp", "advcl", "acl", "relcl", "ccomp", "conj", "pcomp"} else ""
+    if v.tag_ == "VBN" and perfect and not passive:
+        progressive = False
+    return VerbInfo(stem, past, modal, perfect, progressive and not passive, passive, negated)
+
+
+def _verb_info_passive_head(v: SpacyToken) -> bool:
+    head = v.head
+    return any(c.dep_ == "auxpass" for c in head.children) or head.dep_ in {"acl", "amod"}
+
+
+# ------------------------------------------------------------------------------------------------ arguments
+
+
+@dataclass(slots=True)
+class Arg:
+    """One argument before its question is written: what kind it is and where it is."""
+
+    kind: str  # subj, agent, obj, obj2, xcomp, prep, adj
+    span: tuple[int, int]
+    head: SpacyToken | None = None
+    wh: str = ""
+    prep: str = EMPTY
+
+
+def _np_antecedent(noun: SpacyToken, clause: SpacyToken) -> tuple[int, int]:
+    """The noun phrase a relative or participial clause modifies, without that clause."""
+    return subtree_span(noun, stop=clause)
+
+
+def find_subject(v: SpacyToken, depth: int = 0) -> tuple[tuple[int, int], SpacyToken] | None:
+    """The span (and head) of v's logical subject, looking up through control and coordination."""
+    if depth > 4:
+        return None
+    for c in v.children:
+        if c.dep_ in SUBJ_DEPS:
+            if c.lower_ in RELATIVE_WORDS and v.dep_ == "relcl":
+                return _np_antecedent(v.head, v), v.head
+            if c.tag_ == "EX":
+                return None
+            return subtree_span(c), c
+    dep, head = v.dep_, v.head
+    if dep == "relcl":
+        return _np_antecedent(head, v), head
+    if dep in {"acl", "amod"} and head.tag_ not in VERB_TAGS:
+        return _np_antecedent(head, v), head
+    if dep == "conj" and (head.tag_ in VERB_TAGS or head.tag_ == "MD"):
+        return find_subject(head, depth + 1)
+    if dep == "xcomp":
+        objs = [c for c in head.children if c.dep_ in {"dobj", "dative"}]
+        if objs and lexicon.verb_stem(head.lower_, head.tag_) not in {"promise"}:
+            return subtree_span(objs[0]), objs[0]
+        return find_subject(head, depth + 1) if head.tag_ in VERB_TAGS else None
+    if dep in {"advcl", "pcomp", "ccomp", "prep"} or (dep == "pobj" and head.dep_ == "prep"):
+        gov = _governor(v)
+        if gov is not None and gov is not v and (dep != "ccomp" or v.tag_ in {"VBG", "VB"}):
+            return find_subject(gov, depth + 1)
+    if dep == "prep" and head.tag_ in NOUN_TAGS | {"NNP", "NNPS"}:
+        return _np_antecedent(head, v), head
+    return None
+
+
+def verbal_arguments(v: SpacyToken) -> tuple[list[Arg], bool]:
+    """The arguments of a verb, and whether it has a direct object (the questions mention it then)."""
+    args: list[Arg] = []
+    subj = find_subject(v)
+    if subj is not None and subj[0][0] < subj[0][1] and not (subj[0][0] <= v.i < subj[0][1]):
+        args.append(Arg("subj", subj[0], subj[1]))
+    has_obj = False
+    particle = ""
+    for c in v.children:
+        dep = c.dep_
+        low = c.lower_
+        if dep == "prt":
+            particle = low
+        elif dep in {"dobj", "attr"} and c.tag_ not in {"EX"}:
+            if low in RELATIVE_WORDS and v.dep_ == "relcl":
+                args.append(Arg("obj", _np_antecedent(v.head, v), v.head))
+            else:
+                args.append(Arg("obj", subtree_span(c), c))
+            has_obj = True
+        elif dep == "dative":
+            if c.tag_ == "IN" and any(g.dep_ == "pobj" for g in c.children):
+                pobj = next(g for g in c.children if g.dep_ == "pobj")
+                args.append(Arg("prep", subtree_span(pobj), pobj, core_wh(pobj), low))
+            else:
+                args.append(Arg("obj2", subtree_span(c), c, core_wh(c), "to"))
+        elif dep in {"ccomp", "csubj"} and dep != "csubj":
+            span = subtree_span(c)
+            if span[0] < span[1] and not (span[0] <= v.i < span[1]):
+                args.append(Arg("obj", span, None, "what"))
+                has_obj = True
+        elif dep == "xcomp":
+            span = subtree_span(c)
+            if c.tag_ in VERB_TAGS:
+                args.append(Arg("xcomp", span, c, "what"))
+            elif c.tag_ in {"JJ", "JJR", "JJS", "RB"}:
+                args.append(Arg("adj", span, c, "how"))
+            else:
+                args.append(Arg("obj", span, c, "what"))
+                has_obj = True
+        elif dep in {"acomp", "oprd"}:
+            args.append(Arg("adj", subtree_span(c), c, "how") if c.tag_.startswith("JJ") else Arg("obj2", subtree_span(c), c, "what"))
+        elif dep == "agent":
+            pobj = next((g for g in c.children if g.dep_ == "pobj"), None)
+            if pobj is not None:
+                args.append(Arg("agent", subtree_span(pobj), pobj, core_wh(pobj)))
+        elif dep == "prep":
+            arg = prep_argument(v, c)
+            if arg is not None:
+                args.append(arg)
+        elif dep in {"advmod", "npadvmod", "tmod"}:
+            arg = adverbial_argument(c)
+            if arg is not None:
+                args.append(arg)
+        elif dep == "advcl":
+            arg = adverbial_clause(c)
+            if arg is not None:
+                args.append(arg)
+        elif dep == "pobj" and v.dep_ == "prep":
+            # participles used as prepositions ("including X", "according to X")
+            args.append(Arg("obj", subtree_span(c), c))
+            has_obj = True
+    # a quote's "he said": the quoted clause is what was said
+    if not has_obj and v.dep_ in {"parataxis", "ccomp", "conj"} and lexicon.verb_stem(v.lower_, v.tag_) in W.SAY_VERBS:
+        head = v.head
+        if head.tag_ in VERB_TAGS:
+            span = without(head, v)
+            if span[0] < span[1]:
+                args.append(Arg("obj", span, None, "what"))
+                has_obj = True
+    if particle:
+        for arg in args:
+            if arg.kind == "obj":
+                arg.prep = particle
+    # participles modifying a noun: that noun is also the object of an active participle
+    return args, has_obj
+
+
+def prep_argument(v: SpacyToken, p: SpacyToken) -> Arg | None:
+    """A prepositional phrase: a core 'what/who ... prep' question, or an adjunct (when, where, how long...)."""
+    prep = p.lower_
+    if p.tag_ not in {"IN", "TO", "RP", "RB"}:
+        return None
+    pobj = next((g for g in p.children if g.dep_ in {"pobj", "pcomp"}), None)
+    if pobj is None:
+        inner = next((g for g in p.children if g.dep_ == "prep"), None)  # "because of", "out of"
+        if inner is not None:
+            pobj = next((g for g in inner.children if g.dep_ in {"pobj", "pcomp"}), None)
+            prep = f"{prep} {inner.lower_}"
+        if pobj is None:
+            return None
+    full = subtree_span(p)
+    if full[0] <= v.i < full[1]:
+        return None
+    vocab = qasrl_slots.slot_vocabulary()["prep"]
+    if pobj.dep_ == "pcomp" and pobj.tag_ in VERB_TAGS:
+        if prep in W.TEMPORAL_PREPS:
+            return Arg("adj", full, pobj, "when")
+        if prep in {"by", "through", "with", "without"}:
+            return Arg("adj", full, pobj, "how")
+        if prep in {"for", "of", "about", "in", "on", "to", "from", "against", "into"} and prep in vocab:
+            return Arg("prep", subtree_span(pobj), pobj, "what", prep)
+        return Arg("adj", full, pobj, "why" if prep in W.CAUSAL_PREPS else "how")
+    if prep in {"because of", "due to", "despite"} or prep in W.CAUSAL_PREPS:
+        return Arg("adj", full, pobj, "why")
+    if prep == "for" and is_duration(pobj):
+        return Arg("adj", full, pobj, "how long")
+    if prep in W.TEMPORAL_PREPS or (prep in {"in", "on", "at", "by", "within", "from", "over"} and is_time(pobj)):
+        return Arg("adj", full, pobj, "when")
+    if prep in {"by"} and is_amount(pobj):
+        return Arg("adj", full, pobj, "how much")
+    if prep in W.LOCATIVE_PREPS and is_place(pobj) and not is_person(pobj) or (prep in {"in", "at", "near"} and pobj.tag_ in {"NNP", "NNPS"}):
+        return Arg("adj", full, pobj, "where")
+    if prep not in vocab:
+        return Arg("adj", full, pobj, "how")
+    return Arg("prep", subtree_span(pobj), pobj, core_wh(pobj), prep)
+
+
+def adverbial_argument(c: SpacyToken) -> Arg | None:
+    low = c.lower_
+    span = subtree_span(c)
+    if span[0] >= span[1]:
+        return None
+    if c.dep_ in {"npadvmod", "tmod"}:
+        if is_time(c) or any(g.lower_ == "ago" for g in c.children):
+            return Arg("adj", span, c, "when")
+        if is_amount(c):
+            return Arg("adj", span, c, "how much")
+        return None
+    if low in W.TIME_ADVERBS or any(g.lower_ == "ago" for g in c.subtree):
+        return Arg("adj", span, c, "when")
+    if low in W.PLACE_ADVERBS:
+        return Arg("adj", span, c, "where")
+    if low in W.FREQUENCY_ADVERBS:
+        return Arg("adj", span, c, "when")
+    if low in W.DEGREE_ADVERBS or c.tag_ in {"WRB", "WDT", "WP"}:
+        return None
+    if low.endswith("ly") or c.tag_ in {"RB", "RBR"} and len(low) > 3:
+        return Arg("adj", span, c, "how")
+    return None
+
+
+def adverbial_clause(c: SpacyToken) -> Arg | None:
+    span = subtree_span(c)
+    if span[0] >= span[1]:
+        return None
+    mark = next((g.lower_ for g in c.children if g.dep_ == "mark"), "")
+    adv = next((g.lower_ for g in c.children if g.dep_ == "advmod" and g.tag_ == "WRB"), "")
+    if mark in {"because", "since", "so", "as"} and mark != "as" or mark == "so":
+        return Arg("adj", span, c, "why")
+    if mark in W.TIME_MARKS or adv in {"when", "while"}:
+        return Arg("adj", span, c, "when")
+    if mark in W.CONDITION_MARKS:
+        return Arg("adj", span, c, "when")
+    if any(g.dep_ == "aux" and g.lower_ == "to" for g in c.children):
+        return Arg("adj", span, c, "why")
+    if c.tag_ in {"VBG", "VBN"}:
+        return Arg("adj", span, c, "how")
+    return Arg("adj", span, c, "when")
+
+
+# ------------------------------------------------------------------------------------------------ frames
+
+
+def _qa(slots: tuple[str, ...] | None, span: tuple[int, int], doc: Doc, offset: int) -> QAPair | None:
+    if slots is None or span[0] >= span[1]:
+        return None
+    start, end = span
+    text = doc[start:end].text
+    return QAPair(slots, qasrl_slots.render(slots), [Answer(start + offset, end + offset, text)], qasrl_slots.role_of(slots))
+
+
+def questions_for(info: VerbInfo, args: list[Arg], has_obj: bool) -> list[tuple[tuple[str, ...] | None, Arg]]:
+    """One question per argument, phrased with the other core arguments as someone/something."""
+    subj = next((a for a in args if a.kind == "subj"), None)
+    obj = next((a for a in args if a.kind == "obj"), None)
+    subj_fill = filler(subj.head) if subj else "someone"
+    obj_fill = filler(obj.head) if obj and obj.head is not None else "something"
+    active = replace(info, passive=False, progressive=info.progressive)
+    out: list[tuple[tuple[str, ...] | None, Arg]] = []
+    for a in args:
+        wh = a.wh or (core_wh(a.head) if a.head is not None else "what")
+        if a.kind == "subj":
+            q = make_question(info, wh, obj=obj_fill if has_obj and not info.passive else EMPTY)
+        elif a.kind == "agent":
+            patient = filler(subj.head) if subj else "something"
+            q = make_question(active, wh, obj=patient)
+        elif a.kind == "obj":
+            q = make_question(info, wh, subj=subj_fill, prep=a.prep if a.prep else EMPTY)
+            if q is None:
+                q = make_question(info, wh, subj=subj_fill)
+        elif a.kind == "obj2":
+            base_obj = obj_fill if (has_obj and not info.passive) else EMPTY
+            prep = a.prep if base_obj != EMPTY else EMPTY
+            q = make_question(info, wh, subj=subj_fill, obj=base_obj if base_obj != EMPTY else "something", prep=prep)
+            if q is None:
+                q = make_question(info, wh, subj=subj_fill, obj=base_obj)
+        elif a.kind == "xcomp":
+            q = make_question(info, "what", subj=subj_fill, obj2="to do")
+        elif a.kind == "prep":
+            q = make_question(info, wh, subj=subj_fill, obj=obj_fill if has_obj and not info.passive else EMPTY, prep=a.prep)
+        else:  # adjuncts
+            q = make_question(info, wh, subj=subj_fill, obj=obj_fill if has_obj and not info.passive else EMPTY)
+        out.append((q, a))
+    return out
+
+
+def _dedupe(args: list[Arg], predicate: int) -> list[Arg]:
+    seen: set[tuple[int, int]] = set()
+    kept = []
+    for a in args:
+        if a.span in seen or a.span[0] >= a.span[1] or a.span[0] <= predicate < a.span[1]:
+            continue
+        seen.add(a.span)
+        kept.append(a)
+    return kept
+
+
+def verbal_frame(v: SpacyToken, offset: int, sentence_index: int) -> PredicateFrame:
+    stem = lexicon.verb_stem(v.lower_, v.tag_)
+    info = verb_info(v, stem)
+    args, has_obj = verbal_arguments(v)
+    args = _dedupe(args, v.i)
+    frame = PredicateFrame(v.i + offset, v.text, stem, "verbal", sentence_index, "VERB")
+    for slots, arg in questions_for(info, args, has_obj):
+        qa = _qa(slots, arg.span, v.doc, offset)
+        if qa is not None:
+            frame.qas.append(qa)
+    return frame
+
+
+def copular_frame(be: SpacyToken, offset: int, sentence_index: int) -> PredicateFrame | None:
+    """'Roselyn Sanchez is an actress' -> 'Who is an actress?' Roselyn Sanchez / 'What is Roselyn Sanchez?'."""
+    subj = next((c for c in be.children if c.dep_ in {"nsubj", "csubj"}), None)
+    attr = next((c for c in be.children if c.dep_ in {"attr", "acomp"}), None)
+    if subj is None or attr is None or subj.tag_ == "EX":
+        return None
+    info = VerbInfo("be", past=be.tag_ == "VBD", negated=any(c.dep_ == "neg" for c in be.children))
+    frame = PredicateFrame(be.i + offset, be.text, "be", "copular", sentence_index, "AUX")
+    doc = be.doc
+    s_span, a_span = subtree_span(subj), subtree_span(attr)
+    verb_text = be.text.lower() if be.lower_ in {"is", "was", "are", "were"} else ("was" if info.past else "is")
+    neg = " not" if info.negated else ""
+    q1 = make_question(info, core_wh(subj), obj=filler(attr))
+    if q1 is not None and a_span[0] < a_span[1]:
+        qa = _qa(q1, s_span, doc, offset)
+        if qa is not None:
+            qa.question = f"{core_wh(subj).capitalize()} {verb_text}{neg} {doc[a_span[0]:a_span[1]].text}?"
+            frame.qas.append(qa)
+    q2 = make_question(VerbInfo("be", modal="might"), "what" if attr.tag_ not in {"JJ", "JJR", "JJS"} else "how", subj=filler(subj))
+    if q2 is not None and s_span[0] < s_span[1]:
+        qa = _qa(q2, a_span, doc, offset)
+        if qa is not None:
+            qa.question = f"{'What' if q2[0] == 'what' else 'How'} {verb_text}{neg} {doc[s_span[0]:s_span[1]].text}?"
+            frame.qas.append(qa)
+    return frame if frame.qas else None
+
+
+def nominal_verb(tok: SpacyToken) -> str | None:
+    """The verb of an eventive deverbal noun, or None (lexicon lookup plus a shape filter for precision)."""
+    if tok.tag_ not in NOUN_TAGS or not tok.is_alpha or len(tok.text) < 4:
+        return None
+    verb = lexicon.nominalization_verb(tok.lower_)
+    if verb is None:
+        return None
+    low = tok.lower_.rstrip("s")
+    if low.endswith(NOMINAL_SUFFIXES) or tok.lower_ in {verb, verb + "s"} and tok.lower_ not in W.PERSON_NOUNS:
+        return verb
+    return verb if lexicon.verb_forms(verb).past_participle != low and low not in W.PERSON_NOUNS else None
+
+
+def nominal_frame(n: SpacyToken, verb: str, offset: int, sentence_index: int) -> PredicateFrame:
+    """QANom-style QAs for a deverbal noun: possessor / compound / 'by' as agent, 'of' as theme, adjunct PPs."""
+    frame = PredicateFrame(n.i + offset, n.text, verb, "nominal", sentence_index, "NOUN")
+    info = VerbInfo(verb, past=True)
+    agent: Arg | None = None
+    theme: Arg | None = None
+    adjuncts: list[Arg] = []
+    for c in n.children:
+        if c.dep_ == "poss" and c.tag_ != "WP$":
+            agent = Arg("agent", subtree_span(c), c, core_wh(c))
+        elif c.dep_ == "compound" and c.tag_ in NOUN_TAGS | {"NNP", "NNPS"} and agent is None:
+            agent = Arg("agent", (c.left_edge.i, c.i + 1), c, core_wh(c))
+        elif c.dep_ == "prep":
+            prep = c.lower_
+            pobj = next((g for g in c.children if g.dep_ == "pobj"), None)
+            if pobj is None:
+                continue
+            if prep == "of" and theme is None:
+                theme = Arg("obj", subtree_span(pobj), pobj, core_wh(pobj))
+            elif prep == "by":
+                agent = Arg("agent", subtree_span(pobj), pobj, core_wh(pobj))
+            else:
+                arg = prep_argument(n, c)
+                if arg is not None:
+                    adjuncts.append(arg)
+    doc = n.doc
+    qas: list[tuple[tuple[str, ...] | None, Arg]] = []
+    if theme is not None:
+        if agent is None and verb in W.UNACCUSATIVE:
+            qas.append((make_question(info, theme.wh), theme))
+        else:
+            qas.append((make_question(replace(info, passive=True), theme.wh), theme))
+    if agent is not None:
+        qas.append((make_question(info, agent.wh, obj="something" if theme is None else filler(theme.head)), agent))
+    for a in adjuncts:
+        if a.kind == "prep":
+            q = make_question(info, a.wh, subj="someone", prep=a.prep)
+        else:
+            q = make_question(info, a.wh, subj="something")
+        qas.append((q, a))
+    for slots, arg in qas:
+        if arg.span[0] <= n.i < arg.span[1]:
+            continue
+        qa = _qa(slots, arg.span, doc, offset)
+        if qa is not None:
+            frame.qas.append(qa)
+    return frame
+
+
+def is_verbal_predicate(tok: SpacyToken) -> bool:
+    """A verb that heads its own frame: not an auxiliary, not a form of 'be' (copular frames handle those)."""
+    if tok.tag_ not in VERB_TAGS or tok.dep_ in AUX_DEPS or not tok.is_alpha:
+        return False
+    return lexicon.verb_stem(tok.lower_, tok.tag_) != "be"
+
+
+def frames_for(
+    sent: Span | Doc,
+    offset: int = 0,
+    sentence_index: int = 0,
+    predicates: list[int] | None = None,
+    nominal: bool = True,
+    copular: bool = True,
+    nominal_predicates: list[int] | None = None,
+) -> list[PredicateFrame]:
+    """All frames of one sentence; `predicates` (sentence-relative indices) overrides verbal detection."""
+    base = sent.start if isinstance(sent, Span) else 0
+    frames: list[PredicateFrame] = []
+    if predicates is not None:
+        chosen = {base + i for i in predicates}
+    else:
+        chosen = {t.i for t in sent if is_verbal_predicate(t)}
+    noms = {base + i for i in nominal_predicates} if nominal_predicates is not None else None
+    for tok in sent:
+        if tok.i in chosen:
+            frames.append(verbal_frame(tok, offset, sentence_index))
+            continue
+        if copular and predicates is None and tok.tag_ in VERB_TAGS and tok.dep_ not in AUX_DEPS and lexicon.verb_stem(tok.lower_, tok.tag_) == "be":
+            frame = copular_frame(tok, offset, sentence_index)
+            if frame is not None:
+                frames.append(frame)
+            continue
+        if noms is not None:
+            if tok.i in noms:
+                verb = lexicon.nominalization_verb(tok.lower_) or tok.lower_
+                frames.append(nominal_frame(tok, verb, offset, sentence_index))
+        elif nominal and predicates is None:
+            verb = nominal_verb(tok)
+            if verb is not None:
+                frames.append(nominal_frame(tok, verb, offset, sentence_index))
+    return frames

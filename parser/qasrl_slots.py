@@ -1,0 +1,212 @@
+"""The QA-SRL 7-slot question template: vocabulary, validity, parsing raw questions, rendering, roles.
+
+The slot vocabulary is `constrained_decoding`'s qasrl_slots.json (the one the QASem parser decodes with), read
+from the installed package folder without importing it (its __init__ pulls torch). Its verb list only holds verbs
+seen in training, so the verb slot is checked by grammar instead: an optional QA-SRL verb prefix ("be", "been",
+"being", "have", "have been", "not", ...) plus an inflection of a known verb that agrees with the aux slot.
+"""
+from __future__ import annotations
+
+import importlib.util
+import json
+from functools import cache, lru_cache
+from pathlib import Path
+
+from parser import lexicon
+from parser.types import SLOT_NAMES
+
+EMPTY = "_"
+DO_AUX = {"did", "does", "didn't", "doesn't"}
+BE_AUX = {"is", "was", "isn't", "wasn't"}
+HAVE_AUX = {"has", "had", "hasn't", "hadn't"}
+MODAL_AUX = {"can", "can't", "might", "should", "shouldn't", "will", "won't", "would", "wouldn't"}
+
+# Verb-slot prefix -> the inflections the following verb may take (QA-SRL's verb slot grammar).
+_ANY_NONFINITE = {"present_participle", "past_participle"}
+_PREFIXES_AFTER: dict[str, dict[str, set[str]]] = {
+    "none": {"": {"past", "present3"}},
+    "do": {"": {"stem"}, "not": {"stem"}},
+    "be": {"": _ANY_NONFINITE, "being": {"past_participle"}, "not": _ANY_NONFINITE, "not being": {"past_participle"}},
+    "have": {
+        "": {"past_participle"},
+        "been": _ANY_NONFINITE,
+        "been being": {"past_participle"},
+        "not": {"past_participle"},
+        "not been": _ANY_NONFINITE,
+    },
+    "modal": {
+        "": {"stem"},
+        "be": _ANY_NONFINITE,
+        "be being": {"past_participle"},
+        "have": {"past_participle"},
+        "have been": _ANY_NONFINITE,
+        "not": {"stem"},
+        "not be": _ANY_NONFINITE,
+        "not have": {"past_participle"},
+        "not have been": _ANY_NONFINITE,
+    },
+}
+
+
+@cache
+def slots_file() -> Path:
+    spec = importlib.util.find_spec("constrained_decoding")
+    if spec is None or not spec.submodule_search_locations:
+        raise lexicon.LexiconUnavailable("the `constrained_decoding` package (qasrl_slots.json) is not installed")
+    return Path(next(iter(spec.submodule_search_locations))) / "qasrl" / "data" / "qasrl_slots.json"
+
+
+@cache
+def slot_vocabulary() -> dict[str, frozenset[str]]:
+    with slots_file().open(encoding="utf-8") as handle:
+        data = json.load(handle)
+    return {name: frozenset(data[name]) for name in SLOT_NAMES}
+
+
+def _aux_class(aux: str) -> str:
+    if aux == EMPTY:
+        return "none"
+    if aux in DO_AUX:
+        return "do"
+    if aux in BE_AUX:
+        return "be"
+    if aux in HAVE_AUX:
+        return "have"
+    return "modal"
+
+
+@lru_cache(maxsize=65536)
+def _inflections_of(word: str) -> frozenset[str]:
+    """Which inflection names `word` can be, over every verb it may belong to."""
+    stem = lexicon.verb_stem(word)
+    names = set()
+    for candidate in {stem, word}:
+        forms = lexicon.verb_forms(candidate)
+        if not (lexicon.is_known_verb(candidate) or candidate in slot_vocabulary()["verb"] or candidate == stem):
+            continue
+        for name in ("stem", "present3", "present_participle", "past", "past_participle"):
+            if getattr(forms, name) == word:
+                names.add(name)
+    return frozenset(names)
+
+
+def verb_slot_ok(aux: str, verb: str) -> bool:
+    """Does the verb slot (prefix + inflected verb) agree with the aux slot?"""
+    words = verb.split()
+    if not words:
+        return False
+    prefix, main = " ".join(words[:-1]), words[-1]
+    allowed = _PREFIXES_AFTER[_aux_class(aux)].get(prefix)
+    if allowed is None:
+        return False
+    return bool(_inflections_of(main) & allowed)
+
+
+def invalid_reason(slots: tuple[str, ...] | list[str]) -> str | None:
+    """Why a 7-slot question is not a valid QA-SRL question, or None when it is."""
+    if len(slots) != 7:
+        return "a QA-SRL question has 7 slots"
+    vocab = slot_vocabulary()
+    wh, aux, subj, verb, obj, prep, obj2 = slots
+    for name, value in (("wh", wh), ("aux", aux), ("subj", subj), ("obj", obj), ("prep", prep), ("obj2", obj2)):
+        if value not in vocab[name]:
+            return f"{name} slot {value!r} is not in the QA-SRL vocabulary"
+    if verb == EMPTY or not verb_slot_ok(aux, verb):
+        return f"verb slot {verb!r} does not agree with aux {aux!r}"
+    if aux == EMPTY and subj != EMPTY:
+        return "a subject slot needs an auxiliary before it"
+    return None
+
+
+def is_valid(slots: tuple[str, ...] | list[str]) -> bool:
+    return invalid_reason(slots) is None
+
+
+def render(slots: tuple[str, ...] | list[str]) -> str:
+    """The question text of 7 slots: non-empty slots joined, capitalised, with a question mark."""
+    words = [s for s in slots if s and s != EMPTY]
+    text = " ".join(words)
+    return (text[:1].upper() + text[1:] + "?") if text else "?"
+
+
+def parse_raw_question(raw: str) -> tuple[str, ...] | None:
+    """Split a raw question such as 'what did someone _ _ say _ _?'... into 7 slots.
+
+    The T5 model writes each slot (multi-word ones included) with `_` for empty slots; the verb slot is free text,
+    so we place it by matching the vocabulary of the slots around it. Returns None when it cannot be split.
+    """
+    text = raw.strip().lower().rstrip("?").strip()
+    tokens = text.split()
+    vocab = slot_vocabulary()
+
+    def take(options: frozenset[str], pos: int, max_words: int = 3) -> list[tuple[str, int]]:
+        found = []
+        for n in range(1, max_words + 1):
+            cand = " ".join(tokens[pos : pos + n])
+            if pos + n <= len(tokens) and cand in options:
+                found.append((cand, pos + n))
+        return found
+
+    for wh, p1 in take(vocab["wh"], 0, 2):
+        for aux, p2 in take(vocab["aux"], p1, 1):
+            for subj, p3 in take(vocab["subj"], p2, 1):
+                # the verb takes 1..4 words, the rest must be obj prep obj2
+                for n in range(1, 5):
+                    p4 = p3 + n
+                    if p4 > len(tokens):
+                        break
+                    verb = " ".join(tokens[p3:p4])
+                    if verb == EMPTY:
+                        continue
+                    for obj, p5 in take(vocab["obj"], p4, 1):
+                        for prep, p6 in take(vocab["prep"], p5, 3):
+                            for obj2, p7 in take(vocab["obj2"], p6, 3):
+                                if p7 == len(tokens):
+                                    return (wh, aux, subj, verb, obj, prep, obj2)
+    return None
+
+
+CORE_WH = {"what", "who"}
+
+
+def is_passive(slots: tuple[str, ...] | list[str]) -> bool:
+    """QA-SRL passive: a be-form (aux or verb prefix) followed by a past participle."""
+    aux, verb = slots[1], slots[3]
+    words = verb.split()
+    if not words:
+        return False
+    main = words[-1]
+    be_before = aux in BE_AUX or (len(words) > 1 and words[-2] in {"be", "been", "being"})
+    return be_before and "past_participle" in _inflections_of(main) and not (
+        aux in BE_AUX and len(words) == 1 and "present_participle" in _inflections_of(main)
+    )
+
+
+def role_of(slots: tuple[str, ...] | list[str], passive: bool | None = None) -> str:
+    """He et al. (2015)'s role of a question (R0, R1, R2, R2_<prep>, adjunct wh [_prep]), as QANom evaluates it.
+
+    `passive` overrides voice detection (gold files state it; our slots imply it).
+    """
+    wh, _aux, subj, _verb, obj, prep, obj2 = (s if s != EMPTY else "" for s in slots)
+    wh = wh.lower()
+
+    def r2() -> str:
+        return f"R2_{prep}" if prep else "R2"
+
+    if passive is None:
+        passive = is_passive(slots)
+    if wh in CORE_WH:
+        if not passive:
+            if not subj:
+                return "R0"
+            if not obj:
+                return "R1"
+            return r2()
+        if not subj:
+            return "R1"
+        if prep == "by":
+            return "R0"
+        return r2()
+    if not obj2 and prep:
+        return f"{wh}_{prep}"
+    return wh
