@@ -9,3 +9,11 @@ def expire_abandoned_assignments() -> int:
     from annotation_tasks.services.queue import expire_abandoned
 
     return expire_abandoned()
+
+
+@shared_task(name="annotation_tasks.run_import_job")
+def run_import_job(job_id: int) -> str:
+    """Import an uploaded file (dashboard upload) into its project; the Job records the outcome."""
+    from annotation_tasks.services.uploads import run_import_job as run
+
+    return run(job_id).status
