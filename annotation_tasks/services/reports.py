@@ -13,7 +13,7 @@ import numpy as np
 from annotation_tasks.analysis.agreement import agreement_table, worker_table
 from annotation_tasks.analysis.consistency import system_consistency
 from annotation_tasks.analysis.factscore import human_factscore
-from annotation_tasks.models import Project
+from annotation_tasks.models import Project, Worker
 from annotation_tasks.services import frames
 
 GROUPINGS = ("dataset", "system", "split")
@@ -37,6 +37,17 @@ def to_jsonable(value: Any) -> Any:
     return value
 
 
+def _named_workers(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Add each worker's "provider:external_id" beside its pk, so people can tell who is who."""
+    names = {
+        pk: f"{provider}:{external}"
+        for pk, provider, external in Worker.objects.filter(pk__in={r["worker_id"] for r in rows}).values_list(
+            "pk", "provider", "external_id"
+        )
+    }
+    return [{**r, "worker": names.get(r["worker_id"], str(r["worker_id"]))} for r in rows]
+
+
 def build_report(project: Project | str, by: str | None = None) -> dict[str, Any]:
     """Assemble the report of a project, optionally broken down by dataset, system or split."""
     if by is not None and by not in GROUPINGS:
@@ -57,7 +68,7 @@ def build_report(project: Project | str, by: str | None = None) -> dict[str, Any
             "workers": int(labels["worker_id"].nunique()),
         },
         "agreement": agreement_table(labels, by=by),
-        "workers": worker_table(labels),
+        "workers": _named_workers(worker_table(labels)),
         "consistency": [],
         "factscore": [],
         "notes": {
@@ -142,7 +153,7 @@ def render_text(report: dict[str, Any], max_workers: int = 20) -> str:
         lines += ["", f"Worker agreement with the others' majority (top {len(ranked)} by items compared)"]
         lines += _table(
             ["level", "worker", "labels", "compared", "agreement"],
-            [[r["level"], str(r["worker_id"]), str(r["n_labels"]), str(r["n_compared"]), _fmt(r["agreement"])]
+            [[r["level"], r.get("worker", str(r["worker_id"])), str(r["n_labels"]), str(r["n_compared"]), _fmt(r["agreement"])]
              for r in ranked],
         )
     return "\n".join(lines) + "\n"
