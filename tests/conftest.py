@@ -34,3 +34,17 @@ def _eager_celery(settings):
     app.conf.task_eager_propagates = True
     settings.CELERY_TASK_ALWAYS_EAGER = True
     yield
+
+
+@pytest.fixture(scope="session")
+def django_db_modify_db_settings(django_db_modify_db_settings_parallel_suffix, tmp_path_factory):
+    """SQLite tests use a file in a per-session temp dir, not shared-cache memory.
+
+    Threads (live server, concurrency tests) then get their own connections and SQLite's real locking;
+    an in-memory test database would be shared by all live-server threads through one connection.
+    """
+    from django.conf import settings
+
+    db = settings.DATABASES["default"]
+    if db["ENGINE"].endswith("sqlite3"):
+        db.setdefault("TEST", {})["NAME"] = str(tmp_path_factory.mktemp("sqlite") / "test.sqlite3")
