@@ -11,6 +11,8 @@ Columns are the frame contract the analysis and the exporters rely on:
   level and label are pandas Categoricals (fast counting in analysis.aggregation).
 - qas: item_id, response_id, predicate_id, source_id, system, dataset, split (valid/unknown QAs)
 - qa_spans: qa_id, span_id (AnswerSpan.qas membership)
+- preferences, one row per pairwise judgment: unit_id, aspect, worker_id, assignment_id, response_a_id,
+  response_b_id, system_a, system_b, score (1–5)
 - facts, one row per (fact, label): response_id, fact_id, kind, sentence_index, sentence_relevant,
   worker_id, assignment_id, label (None for a fact nobody labelled)
 """
@@ -29,6 +31,7 @@ from annotation_tasks.models import (
     Assignment,
     AtomicFact,
     FactLabel,
+    PairwisePreference,
     Project,
     QALabel,
     Response,
@@ -168,3 +171,15 @@ def facts_frame(project: Project) -> pd.DataFrame:
     frame = facts.merge(labels, on="fact_id", how="left")
     frame["label"] = frame["label"].astype(object).where(frame["label"].notna(), None)
     return frame[columns]
+
+
+def preferences_frame(project: Project) -> pd.DataFrame:
+    """Pairwise judgments of counted assignments, with the systems of both responses."""
+    frame = _records(
+        PairwisePreference.objects.filter(unit__project=project, assignment__status__in=COUNTED_STATUSES).order_by("id"),
+        ["unit_id", "aspect", "assignment__worker_id", "assignment_id", "response_a_id", "response_b_id",
+         "response_a__system", "response_b__system", "score"],
+    )
+    frame.columns = ["unit_id", "aspect", "worker_id", "assignment_id", "response_a_id", "response_b_id",
+                     "system_a", "system_b", "score"]
+    return frame

@@ -13,6 +13,7 @@ import numpy as np
 from annotation_tasks.analysis.agreement import agreement_table, worker_table
 from annotation_tasks.analysis.consistency import system_consistency
 from annotation_tasks.analysis.factscore import human_factscore
+from annotation_tasks.analysis.pairwise import pairwise_summary
 from annotation_tasks.models import Project, Worker
 from annotation_tasks.services import frames
 
@@ -71,6 +72,7 @@ def build_report(project: Project | str, by: str | None = None) -> dict[str, Any
         "workers": _named_workers(worker_table(labels)),
         "consistency": [],
         "factscore": [],
+        "pairwise": [],
         "notes": {
             "tie_rule": "majority ties go to the error label (not_covered, not_supported, NS before IR before S)",
             "split": "sha1 of the source id, even = dev",
@@ -87,6 +89,7 @@ def build_report(project: Project | str, by: str | None = None) -> dict[str, Any
     facts = frames.facts_frame(project)
     if len(facts):
         report["factscore"] = human_factscore(responses, facts, by=by)
+    report["pairwise"] = pairwise_summary(frames.preferences_frame(project))
     return to_jsonable(report)
 
 
@@ -147,6 +150,15 @@ def render_text(report: dict[str, Any], max_workers: int = 20) -> str:
                  _fmt(r["percent_responding"], 1), _fmt(r["facts_per_response"], 1), str(r["n_responses"])]
                 for r in report["factscore"]
             ],
+        )
+    if report["pairwise"]:
+        lines += ["", "Pairwise preferences (first system's view; alpha: ordinal, 1-5)"]
+        lines += _table(
+            ["aspect", "first", "second", "judgments", "first%", "tie%", "second%", "alpha"],
+            [[r["aspect"], str(r["system_first"]), str(r["system_second"]), str(r["n_judgments"]),
+              _fmt(r["first_wins_pct"], 1), _fmt(r["ties_pct"], 1), _fmt(r["second_wins_pct"], 1),
+              _fmt(r["krippendorff_alpha_ordinal"])]
+             for r in report["pairwise"]],
         )
     if report["workers"]:
         ranked = sorted(report["workers"], key=lambda r: (-(r["n_compared"]), str(r["worker_id"])))[:max_workers]

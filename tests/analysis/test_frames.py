@@ -96,3 +96,15 @@ def test_report_dict_on_the_small_project(project) -> None:
     assert consistency["consistency"] == 0.0 and consistency["n_extrinsic"] == 1
     workers = {r["worker"]: r for r in report["workers"] if r["level"] == "span"}
     assert set(workers) == {"local:w0", "local:w1"}
+
+
+def test_pairwise_section_reads_counted_preferences(project) -> None:
+    from annotation_tasks.models import PairwisePreference
+
+    r1, r2 = Response.objects.order_by("id")
+    unit = Unit.objects.get()
+    for a in Assignment.objects.all():
+        PairwisePreference.objects.create(assignment=a, unit=unit, response_a=r1, response_b=r2, score=2)
+    (row,) = build_report("p")["pairwise"]
+    assert row["n_judgments"] == 2  # the rejected assignment's judgment does not count
+    assert (row["system_first"], row["first_wins_pct"]) == ("sysA", 100.0)
