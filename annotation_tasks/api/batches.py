@@ -16,7 +16,7 @@ from annotation_tasks.api.serializers import (
     BatchSerializer,
     ComposeSerializer,
     CostEstimateSerializer,
-    JobSerializer,
+    PublishResultSerializer,
     PublishSerializer,
     UnitSerializer,
 )
@@ -82,7 +82,7 @@ class BatchViewSet(
     )
     @action(detail=True, methods=["get"], pagination_class=None, filter_backends=[])
     def estimate(self, request: Request, pk: str | None = None) -> Response:
-        """What publishing would cost on the batch's platform (reward + fees), and the account balance."""
+        """What publishing the batch's unpublished units would cost (reward + fees), and the account balance."""
         batch = self.get_object()
         try:
             reward = Decimal(request.query_params.get("reward", ""))
@@ -91,19 +91,23 @@ class BatchViewSet(
             raise ValidationError({"reward": "Give reward as a decimal and assignments_per_unit as an integer."}) from exc
         if reward < 0 or per_unit < 1:
             raise ValidationError({"reward": "Reward must be ≥ 0 and assignments_per_unit ≥ 1."})
-        provider = get_provider(batch.provider)
-        estimate = provider.estimate_cost(batch.units.count(), per_unit, reward)
+        from annotation_tasks.services import publishing
+
+        provider = publishing.provider_for(batch)
+        _, estimate = publishing.estimate_batch(batch, provider, reward=reward, assignments_per_unit=per_unit)
         try:
             balance = provider.account_balance()
         except ProviderError:
             balance = None
-        data = {**estimate.__dict__, "balance": balance}
-        return Response(CostEstimateSerializer(data).data)
+        return Response(CostEstimateSerializer({**estimate.__dict__, "balance": balance}).data)
 
-    @extend_schema(request=PublishSerializer, responses={202: JobSerializer, 200: BatchSerializer})
+    @extend_schema(request=PublishSerializer, responses=PublishResultSerializer)
     @action(detail=True, methods=["post"], pagination_class=None, filter_backends=[])
     def publish(self, request: Request, pk: str | None = None) -> Response:
-        """Publish the batch's units on its platform; refuses without `confirm: true` (it may spend money)."""
+        """Publish the batch's units on its platform; refuses without `confirm: true` (it may spend money).
+
+        Resumable: publishing again only publishes units that have no platform reference yet.
+        """
         batch = self.get_object()
         payload = PublishSerializer(data=request.data)
         payload.is_valid(raise_exception=True)
@@ -119,20 +123,32 @@ class BatchViewSet(
                 reward=payload.validated_data["reward"],
                 assignments_per_unit=payload.validated_data.get("assignments_per_unit")
                 or batch.project.annotations_per_item,
-                user=request.user,
             )
-        except ProviderError as exc:
+        except ProviderError as exc:  # InsufficientFunds is one
             raise ValidationError({"provider": str(exc)}) from exc
-        return _job_or_batch(result, batch, request)
+        return Response(
+            PublishResultSerializer(
+                {
+                    "batch": self._fresh(batch),
+                    "estimate": {**result.estimate.__dict__, "balance": result.balance},
+                    "published": len(result.published),
+                    "already_published": result.already_published,
+                },
+                context={"request": request},
+            ).data
+        )
 
-    @extend_schema(request=None, responses={202: JobSerializer, 200: BatchSerializer})
+    @extend_schema(request=None, responses={200: {"type": "object", "additionalProperties": True}})
     @action(detail=True, methods=["post"], pagination_class=None, filter_backends=[])
     def sync(self, request: Request, pk: str | None = None) -> Response:
         """Fetch submissions from the platform now (the beat schedule also does it periodically)."""
         batch = self.get_object()
         from annotation_tasks.services import publishing
 
-        return _job_or_batch(publishing.start_sync_job(batch, user=request.user), batch, request)
+        try:
+            return Response(publishing.sync_batch(batch).as_dict())
+        except ProviderError as exc:
+            raise ValidationError({"provider": str(exc)}) from exc
 
     @extend_schema(request=None, responses=BatchSerializer)
     @action(detail=True, methods=["post"], pagination_class=None, filter_backends=[])
@@ -145,18 +161,10 @@ class BatchViewSet(
             publishing.close_batch(batch)
         except ProviderError as exc:
             raise ValidationError({"provider": str(exc)}) from exc
-        return Response(BatchSerializer(self.get_object(), context={"request": request}).data)
+        return Response(BatchSerializer(self._fresh(batch), context={"request": request}).data)
 
-
-def _job_or_batch(result, batch: Batch, request: Request) -> Response:
-    """Services may run synchronously (returning the batch) or queue a Job: answer with what happened."""
-    from annotation_tasks.models import Job
-
-    if isinstance(result, Job):
-        return Response(JobSerializer(result).data, status=status.HTTP_202_ACCEPTED)
-    batch.refresh_from_db()
-    fresh = Batch.objects.annotate(unit_count=Count("units")).get(pk=batch.pk)
-    return Response(BatchSerializer(fresh, context={"request": request}).data)
+    def _fresh(self, batch: Batch) -> Batch:
+        return self.get_queryset().get(pk=batch.pk)
 
 
 class UnitViewSet(ResearcherScopedMixin, viewsets.ReadOnlyModelViewSet):

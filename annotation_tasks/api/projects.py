@@ -1,5 +1,5 @@
-"""Projects: CRUD, memberships, the monitor overview. Operations on a project's data (upload, parse, compose,
-report, export) live in operations.py; they are routed under /api/projects/<id>/ too."""
+"""Projects: CRUD, memberships, the monitor overview. Operations on a project's data (upload, parse, report,
+export) live in operations.py; they are routed under /api/projects/<id>/ too."""
 from __future__ import annotations
 
 from django.db import transaction
@@ -11,6 +11,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from annotation_tasks.api.filters import FieldFilterBackend
+from annotation_tasks.api.operations import ProjectOperationsMixin
 from annotation_tasks.api.pagination import Pagination
 from annotation_tasks.api.permissions import ProjectAccess, is_researcher, visible_projects
 from annotation_tasks.api.serializers import (
@@ -22,7 +23,7 @@ from annotation_tasks.models import ProjectMembership
 from annotation_tasks.services import monitoring
 
 
-class ProjectViewSet(viewsets.ModelViewSet):
+class ProjectViewSet(ProjectOperationsMixin, viewsets.ModelViewSet):
     """Projects the caller belongs to. Annotators see the task (name, protocol, instructions) only."""
 
     serializer_class = ProjectSerializer

@@ -214,6 +214,13 @@ class CostEstimateSerializer(serializers.Serializer):
     balance = serializers.DecimalField(max_digits=12, decimal_places=2, allow_null=True)
 
 
+class PublishResultSerializer(serializers.Serializer):
+    batch = BatchSerializer()
+    estimate = CostEstimateSerializer()
+    published = serializers.IntegerField(help_text="Units published by this call.")
+    already_published = serializers.IntegerField(help_text="Units that had been published before.")
+
+
 class UnitSerializer(serializers.ModelSerializer):
     source_external_id = serializers.CharField(source="source.external_id", read_only=True)
     response_ids = serializers.PrimaryKeyRelatedField(source="responses", many=True, read_only=True)
@@ -311,8 +318,12 @@ class JobSerializer(serializers.ModelSerializer):
 
 class UploadSerializer(serializers.Serializer):
     file = serializers.FileField()
-    format = serializers.CharField(required=False, allow_blank=True, default="", help_text="Importer name; "
-                                   "empty = guess from the file name.")
+    format = serializers.ChoiceField(
+        choices=["", "items", "qasem-release", "factscore"], required=False, default="",
+        help_text="Importer; empty = plain items (JSONL or CSV).",
+    )
+    system = serializers.CharField(required=False, allow_blank=True, default="",
+                                   help_text="factscore: the system name (default: the file name's stem).")
 
 
 class ParseRequestSerializer(serializers.Serializer):

@@ -1,0 +1,109 @@
+"""Operations on a project's data, routed under /api/projects/<id>/: upload (import), parse, report, export.
+
+Each only translates HTTP to a service call: imports run as a background Job (services.uploads), parsing
+as a Job (services.parsing), the report is services.reports' dict (what `report --json` prints), and
+exports stream the exporters' lines (the same lines `export` writes).
+"""
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from django.http import StreamingHttpResponse
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from rest_framework import status
+from rest_framework.decorators import action
+from rest_framework.exceptions import ValidationError
+from rest_framework.parsers import FormParser, MultiPartParser
+from rest_framework.request import Request
+from rest_framework.response import Response
+
+from annotation_tasks.api.serializers import JobSerializer, ParseRequestSerializer, UploadSerializer
+
+EXPORT_FORMATS = ("qasem-release", "factscore", "qa-jsonl")
+
+
+class ProjectOperationsMixin:
+    """Actions of ProjectViewSet that run the pipeline; ProjectAccess limits them to the project's researchers."""
+
+    @extend_schema(request={"multipart/form-data": UploadSerializer}, responses={202: JobSerializer})
+    @action(detail=True, methods=["post"], parser_classes=[MultiPartParser, FormParser],
+            pagination_class=None, filter_backends=[])
+    def upload(self, request: Request, pk: str | None = None) -> Response:
+        """Upload a file (plain items JSONL/CSV, a QASem release, FActScore) and import it in the background.
+
+        All or nothing: when any line is wrong the Job fails with errors naming file, line and field.
+        """
+        project = self.get_object()
+        payload = UploadSerializer(data=request.data)
+        payload.is_valid(raise_exception=True)
+        from annotation_tasks.services import uploads
+
+        try:
+            job = uploads.start_import_job(
+                project, payload.validated_data["file"], payload.validated_data["format"],
+                system=payload.validated_data["system"], user=request.user,
+            )
+        except uploads.UploadError as exc:
+            raise ValidationError({"file": str(exc)}) from exc
+        return Response(JobSerializer(job).data, status=status.HTTP_202_ACCEPTED)
+
+    @extend_schema(request=ParseRequestSerializer, responses={202: JobSerializer})
+    @action(detail=True, methods=["post"], pagination_class=None, filter_backends=[])
+    def parse(self, request: Request, pk: str | None = None) -> Response:
+        """Start parsing the project's unparsed responses (QASem QAs, spans); watch the Job's progress."""
+        project = self.get_object()
+        payload = ParseRequestSerializer(data=request.data)
+        payload.is_valid(raise_exception=True)
+        from annotation_tasks.services import parsing
+
+        try:
+            job = parsing.start_parse_job(project, backend=payload.validated_data["backend"] or None, user=request.user)
+        except ValueError as exc:
+            raise ValidationError({"backend": str(exc)}) from exc
+        return Response(JobSerializer(job).data, status=status.HTTP_202_ACCEPTED)
+
+    @extend_schema(
+        parameters=[OpenApiParameter("by", str, required=False, enum=["dataset", "system", "split"])],
+        responses={200: {"type": "object", "additionalProperties": True}},
+    )
+    @action(detail=True, methods=["get"], pagination_class=None, filter_backends=[])
+    def report(self, request: Request, pk: str | None = None) -> Response:
+        """The project report (agreement, worker agreement, consistency, human FActScore): `report --json`."""
+        project = self.get_object()
+        from annotation_tasks.services import reports
+
+        try:
+            return Response(reports.build_report(project, by=request.query_params.get("by") or None))
+        except reports.ReportError as exc:
+            raise ValidationError({"by": str(exc)}) from exc
+
+    @extend_schema(
+        parameters=[
+            OpenApiParameter("export_format", str, required=True, enum=list(EXPORT_FORMATS)),
+            OpenApiParameter("no_majority", bool, required=False, description="qasem-release: the bare schema"),
+        ],
+        responses={(200, "application/jsonl"): OpenApiResponse(OpenApiTypes.BINARY, description="JSON lines")},
+    )
+    @action(detail=True, methods=["get"], pagination_class=None, filter_backends=[])
+    def export(self, request: Request, pk: str | None = None) -> StreamingHttpResponse:
+        """Download an export, streamed line by line (byte-identical to `manage.py export`)."""
+        project = self.get_object()
+        fmt = request.query_params.get("export_format", "")
+        if fmt not in EXPORT_FORMATS:
+            raise ValidationError({"export_format": f"one of {', '.join(EXPORT_FORMATS)}"})
+        from annotation_tasks.services import exports
+
+        options = {}
+        if fmt == "qasem-release":
+            options["include_majority"] = request.query_params.get("no_majority", "") not in ("1", "true")
+        lines = exports.export_lines(project.name, fmt, **options)  # raises before streaming when it cannot run
+
+        def body() -> Iterator[bytes]:
+            for line in lines:
+                yield (line + "\n").encode("utf-8")
+
+        response = StreamingHttpResponse(body(), content_type="application/jsonl; charset=utf-8")
+        safe_name = "".join(c if c.isalnum() or c in "-_" else "_" for c in project.name)
+        response["Content-Disposition"] = f'attachment; filename="{safe_name}.{fmt}.jsonl"'
+        return response

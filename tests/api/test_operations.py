@@ -1,0 +1,76 @@
+"""Upload → import Job, report, streamed export: the dashboard's pipeline endpoints."""
+from __future__ import annotations
+
+import io
+import json
+
+import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
+from django.core.management import call_command
+
+from annotation_tasks.models import Response, Source
+
+pytestmark = pytest.mark.django_db
+
+GOOD = "\n".join(json.dumps(r) for r in [
+    {"source_id": "s1", "source": "A man died from measles.", "system": "m1", "response": "A man died."},
+    {"source_id": "s1", "source": "A man died from measles.", "system": "m2", "response": "A man died of flu."},
+    {"source_id": "s2", "source": "Rain fell in Paris.", "system": "m1", "response": "It rained in Paris."},
+]) + "\n"
+
+
+def upload(client, project_id, name, content, fmt=""):
+    file = SimpleUploadedFile(name, content.encode(), content_type="application/octet-stream")
+    return client.post(f"/api/projects/{project_id}/upload/", {"file": file, "format": fmt}, format="multipart")
+
+
+def test_upload_runs_and_reports_errors_by_line(world, as_user, tmp_path, settings, django_capture_on_commit_callbacks):
+    settings.VAR_DIR = tmp_path
+    client = as_user("alice")
+    with django_capture_on_commit_callbacks(execute=True):
+        ok = upload(client, world.a.pk, "items.jsonl", GOOD)
+    assert ok.status_code == 202 and ok.json()["kind"] == "import"
+    job = client.get(f"/api/jobs/{ok.json()['id']}/").json()
+    assert job["status"] == "done" and job["progress"] == 1.0, job
+    assert Response.objects.filter(project=world.a, system__in=["m1", "m2"]).count() == 3
+
+    bad = GOOD.replace('"response": "It rained in Paris."', '"response": 5')
+    before = (Source.objects.count(), Response.objects.count())
+    with django_capture_on_commit_callbacks(execute=True):
+        answer = upload(client, world.a.pk, "more.jsonl", bad.replace('"s1"', '"s9"'))
+    job = client.get(f"/api/jobs/{answer.json()['id']}/").json()
+    assert job["status"] == "failed"
+    (error,) = job["result"]["errors"]
+    assert (error["file"], error["line"], error["field"]) == ("more.jsonl", 3, "response")
+    assert (Source.objects.count(), Response.objects.count()) == before  # nothing of the file was imported
+
+
+def test_upload_is_for_researchers_of_the_project(world, as_user):
+    assert upload(as_user("ann"), world.a.pk, "items.jsonl", GOOD).status_code == 403
+    assert upload(as_user("bob"), world.a.pk, "items.jsonl", GOOD).status_code == 404
+    assert upload(as_user("alice"), world.a.pk, "items.txt", GOOD).status_code == 400
+    assert upload(as_user("alice"), world.a.pk, "items.jsonl", GOOD, fmt="excel").status_code == 400
+
+
+def test_export_streams_what_the_cli_writes(world, as_user):
+    client = as_user("alice")
+    for fmt in ("qasem-release", "qa-jsonl", "factscore"):
+        answer = client.get(f"/api/projects/{world.a.pk}/export/", {"export_format": fmt})
+        assert answer.status_code == 200 and answer.streaming
+        downloaded = b"".join(answer.streaming_content).decode()
+        out = io.StringIO()
+        call_command("export", project="A", fmt=fmt, output="-", stdout=out)
+        assert downloaded == out.getvalue() and downloaded, fmt
+    assert client.get(f"/api/projects/{world.a.pk}/export/", {"export_format": "csv"}).status_code == 400
+    assert as_user("ann").get(f"/api/projects/{world.a.pk}/export/", {"export_format": "qa-jsonl"}).status_code == 403
+    assert as_user("bob").get(f"/api/projects/{world.a.pk}/export/", {"export_format": "qa-jsonl"}).status_code == 404
+
+
+def test_report_is_the_report_service_dict(world, as_user):
+    from annotation_tasks.services.reports import build_report
+
+    answer = as_user("alice").get(f"/api/projects/{world.a.pk}/report/")
+    assert answer.status_code == 200
+    assert answer.json() == json.loads(json.dumps(build_report(world.a)))
+    assert as_user("alice").get(f"/api/projects/{world.a.pk}/report/", {"by": "color"}).status_code == 400
+    assert as_user("ann").get(f"/api/projects/{world.a.pk}/report/").status_code == 403
