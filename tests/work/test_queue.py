@@ -120,3 +120,36 @@ def test_concurrent_requests_never_push_a_unit_past_n():
     assert per_unit == {u.pk: 3 for u in units}
     assert sorted(r for r in results if r) == sorted(Assignment.objects.values_list("unit_id", flat=True))
     assert results.count(None) == 20 - 12
+
+
+@pytest.mark.django_db(transaction=True)
+def test_concurrent_double_submit_records_one_submission():
+    from annotation_tasks.models import QALabel
+    from annotation_tasks.services import work
+    from tests.work.helpers import qasem_labels
+
+    unit = make_unit("D", n_qas=3)
+    (w,) = _workers(1)
+    a = queue.next_assignment(w, unit.project)
+    labels = qasem_labels(work.unit_payload(a))
+    barrier = threading.Barrier(6)
+    results, errors = [], []
+
+    def run():
+        try:
+            barrier.wait()
+            res = work.submit(Assignment.objects.get(pk=a.pk), {"labels": labels, "time_on_task_ms": 5})
+            results.append(res.duplicate)
+        except Exception as exc:  # pragma: no cover
+            errors.append(repr(exc))
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=run) for _ in range(6)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(60)
+    assert errors == []
+    assert sorted(results) == [False] + [True] * 5
+    assert QALabel.objects.filter(assignment=a).count() == 6
