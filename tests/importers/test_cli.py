@@ -1,0 +1,69 @@
+"""The commands exactly as later checks call them, and the idempotent demo loader."""
+from __future__ import annotations
+
+import io
+import json
+
+import pytest
+from django.contrib.auth import authenticate
+from django.core.management import CommandError, call_command
+
+from annotation_tasks.models import Project, ProjectMembership, Response, Unit
+from tests.importers.helpers import factscore_line, release_line, row_counts, write_jsonl
+
+pytestmark = pytest.mark.django_db
+
+
+def run(*args: str) -> str:
+    out = io.StringIO()
+    call_command(*args, stdout=out, stderr=io.StringIO())
+    return out.getvalue()
+
+
+def test_import_and_export_commands(tmp_path):
+    release = write_jsonl(tmp_path / "rel.jsonl", [release_line(1, "a"), release_line(2, "b")])
+    assert "2 imported" in run("import_qasem_release", str(release), "--project", "P")
+    out = tmp_path / "gold.jsonl"
+    run("export", "--project", "P", "--format", "qasem-release", "-o", str(out), "--no-majority")
+    assert out.read_text().splitlines() == [qasem_dump(release_line(1, "a")), qasem_dump(release_line(2, "b"))]
+    stdout = run("export", "--project", "P", "--format", "qa-jsonl", "-o", "-")
+    assert len(stdout.splitlines()) == 4 and json.loads(stdout.splitlines()[0])["response_id"] == "1:a"
+
+    fs = write_jsonl(tmp_path / "GPT.jsonl", [factscore_line("Ada")])
+    run("import_factscore", str(fs), "--project", "F")
+    assert Response.objects.get(project__name="F").system == "GPT"
+    run("import_factscore", str(fs), "--project", "F2", "--system", "other")
+    assert Response.objects.get(project__name="F2").external_id == "other:Ada"
+    stdout = run("export", "--project", "F", "--format", "factscore", "-o", "-")
+    assert json.loads(stdout) == factscore_line("Ada")
+
+    items = write_jsonl(tmp_path / "items.jsonl", [{"source_id": "s", "source": "Text.", "system": "m", "response": "Hi."}])
+    run("import_items", str(items), "--project", "I")
+    assert Project.objects.get(name="I").sources.count() == 1
+    with pytest.raises(CommandError, match="no project named"):
+        run("export", "--project", "missing", "--format", "qa-jsonl", "-o", "-")
+
+
+def qasem_dump(obj) -> str:
+    return json.dumps(obj, separators=(",", ":")).replace("/", "\\/")
+
+
+def test_load_demo_is_idempotent_and_usable():
+    run("load_demo")
+    before = row_counts()
+    run("load_demo")
+    assert row_counts() == before
+    user = authenticate(username="demo", password="demo")
+    assert user is not None
+    demo = Project.objects.get(name="Demo")
+    assert ProjectMembership.objects.get(project=demo, user=user).role == "researcher"
+    assert demo.sources.count() == 3 and demo.responses.count() == 6
+    for response in demo.responses.all():
+        assert response.qas.exists() and response.answer_spans.exists() and response.predicates.exists()
+        assert all(response.text[s:e] == t for t, s, e in response.tokens)
+        for qa in response.qas.all():
+            assert " ".join(t[0] for t in response.tokens[qa.answer_start : qa.answer_end]) == qa.answer
+    facts = Project.objects.get(name="Demo FActScore")
+    assert facts.responses.count() == 2
+    assert all(s.text for s in facts.sources.all())
+    assert Unit.objects.filter(project=demo).count() == 3 and Unit.objects.filter(project=facts).count() == 2

@@ -1,0 +1,72 @@
+"""FActScore labeled import: byte-exact round trip of both shared files, representation, idempotency."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from annotation_tasks.exporters.factscore import export_lines
+from annotation_tasks.models import AtomicFact, FactLabel, Project, Response, Source, Unit
+from annotation_tasks.services.imports import import_factscore
+from tests.conftest import shared_file
+from tests.importers.helpers import factscore_line, row_counts, write_jsonl
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def files():
+    return [shared_file("factscore_labeled", "InstructGPT.jsonl"), shared_file("factscore_labeled", "ChatGPT.jsonl")]
+
+
+@pytest.mark.shared_data
+def test_round_trip_every_line_of_both_files_is_byte_identical(files):
+    import_factscore(files, "fs")
+    original = [line for f in files for line in f.read_text(encoding="utf-8").split("\n") if line]
+    exported = list(export_lines(Project.objects.get(name="fs")))
+    assert len(exported) == len(original)
+    for n, (want, got) in enumerate(zip(original, exported, strict=True), start=1):
+        assert got == want, f"record {n} differs"
+
+
+@pytest.mark.shared_data
+def test_representation_and_idempotency(files):
+    results = import_factscore(files, "fs")
+    lines = {f.stem: [json.loads(x) for x in f.read_text(encoding="utf-8").split("\n") if x] for f in files}
+    assert [r.lines for r in results] == [len(v) for v in lines.values()]
+    assert Source.objects.count() == len({d["topic"] for v in lines.values() for d in v})
+    for system, records in lines.items():
+        for d in records:
+            r = Response.objects.get(external_id=f"{system}:{d['topic']}")
+            assert (r.system, r.text, r.metadata["abstained"]) == (system, d["output"], d["annotations"] is None)
+            assert r.source.external_id == d["topic"] and r.source.text == ""
+    human = [f for v in lines.values() for d in v for s in d["annotations"] or [] for f in s["human-atomic-facts"] or []]
+    model = [f for v in lines.values() for d in v for s in d["annotations"] or [] for f in s["model-atomic-facts"] or []]
+    assert AtomicFact.objects.filter(kind="human").count() == len(human)
+    assert AtomicFact.objects.filter(kind="model").count() == len(model)
+    for label in ("S", "NS", "IR"):
+        assert FactLabel.objects.filter(label=label).count() == sum(f["label"] == label for f in human)
+    assert set(FactLabel.objects.values_list("assignment__worker__external_id", flat=True)) == {"factscore-expert"}
+    before = row_counts()
+    again = import_factscore(files, "fs")
+    assert all(r.skipped == r.lines for r in again)
+    assert row_counts() == before
+
+
+def test_system_option_abstention_and_irrelevant_sentences(tmp_path):
+    abstained = factscore_line("Nobody")
+    abstained["annotations"] = None
+    path = write_jsonl(tmp_path / "gpt.jsonl", [factscore_line("Ada"), abstained])
+    import_factscore([path], "fs", system="my-llm")
+    ada = Response.objects.get(external_id="my-llm:Ada")
+    assert ada.sentences[1]["is_relevant"] is False and ada.sentences[1]["human_facts_null"] is True
+    assert ada.tokens and all(ada.text[s:e] == t for t, s, e in ada.tokens)
+    assert (ada.sentences[0]["start"], ada.sentences[0]["end"]) == (0, 5)  # "Ada was a mathematician ."
+    facts = list(AtomicFact.objects.filter(response=ada).values_list("kind", "sentence_index", "order", "text"))
+    assert ("human", 0, 0, "Ada was a mathematician.") in facts and ("model", 1, 0, "She liked tea.") in facts
+    unit = Unit.objects.get()
+    assert unit.mode == "factscore" and list(unit.responses.all()) == [ada]
+    assert Response.objects.get(external_id="my-llm:Nobody").metadata["abstained"] is True
+    assert Project.objects.get(name="fs").protocol == ["fact_labeling"]
+    exported = [json.loads(x) for x in export_lines(Project.objects.get(name="fs"))]
+    assert exported == [factscore_line("Ada"), abstained]
