@@ -242,7 +242,9 @@ def evaluate_nominal(gold: GoldSet, parse_tokenized: Callable[..., list[list[Pre
     ids = list(gold.sentences)
     tokens = [gold.sentences[sid] for sid in ids]
     verbal_nouns: dict[str, list[int]] = defaultdict(list)
+    candidates: dict[str, list[tuple[int, bool]]] = defaultdict(list)
     for (sid, idx), is_verbal in gold.candidates.items():
+        candidates[sid].append((idx, is_verbal))
         if is_verbal:
             verbal_nouns[sid].append(idx)
     given = parse_tokenized(tokens, predicates=[[] for _ in ids], nominal_predicates=[verbal_nouns.get(s, []) for s in ids])
@@ -258,9 +260,7 @@ def evaluate_nominal(gold: GoldSet, parse_tokenized: Callable[..., list[list[Pre
             report.questions += q
             report.valid_questions += v
         predicted = {f.token_index for f in own if f.kind == "nominal"}
-        for (csid, idx), is_verbal in gold.candidates.items():
-            if csid != sid:
-                continue
+        for idx, is_verbal in candidates.get(sid, []):
             hit = idx in predicted
             report.predicates.add(Counts(int(hit and is_verbal), int(hit and not is_verbal), int(is_verbal and not hit)))
     return report

@@ -40,6 +40,8 @@ class VerbForms:
 
 
 _BE = VerbForms("be", "is", "being", "was", "been")
+# Participles the wiktionary table files under the wrong verb ("born" -> a verb "born", "bornt").
+ALTERNATE_PARTICIPLES: dict[str, str] = {"born": "bear"}
 
 
 @cache
@@ -60,6 +62,8 @@ def _inflection_table() -> tuple[dict[str, VerbForms], dict[str, tuple[str, ...]
                 if forms.stem not in stems:
                     stems.append(forms.stem)
     by_stem["be"] = _BE
+    for participle, stem in ALTERNATE_PARTICIPLES.items():
+        by_form[participle] = [stem]
     for form in ("be", "is", "are", "am", "was", "were", "been", "being"):
         by_form[form] = ["be"]
     return by_stem, {k: tuple(v) for k, v in by_form.items()}

@@ -80,6 +80,8 @@ def _inflections_of(word: str) -> frozenset[str]:
     """Which inflection names `word` can be, over every verb it may belong to."""
     stem = lexicon.verb_stem(word)
     names = set()
+    if word in lexicon.ALTERNATE_PARTICIPLES:
+        names.add("past_participle")
     for candidate in {stem, word}:
         forms = lexicon.verb_forms(candidate)
         if not (lexicon.is_known_verb(candidate) or candidate in slot_vocabulary()["verb"] or candidate == stem):

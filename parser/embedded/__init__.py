@@ -1,12 +1,14 @@
 """The embedded backend: spaCy (en_core_web_sm, offline) plus dependency rules; no model download, CPU only.
 
-spaCy loads once per process with NER and its lemmatizer excluded: the rules need tags and the dependency tree
-only, and our own lexicon lemmatises verbs (cached), which is both cheaper and more accurate.
+spaCy loads once per process with NER, the lemmatizer and the attribute ruler excluded: the rules need tags and
+the dependency tree only, and our own lexicon lemmatises verbs (cached), which is cheaper and more accurate.
+The T5 backend subclasses this one: same tokenization, sentences and predicate detection, other QAs.
 """
 from __future__ import annotations
 
 import threading
 from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from parser.embedded.rules import frames_for
@@ -29,6 +31,17 @@ def load_spacy(model: str = DEFAULT_MODEL) -> Any:
     return nlp
 
 
+@dataclass
+class SentenceJob:
+    """One sentence to find frames in: its parse, where its tokens start globally, and optional fixed predicates."""
+
+    sent: Any  # spaCy Span or Doc
+    offset: int
+    index: int
+    predicates: list[int] | None = None  # sentence-relative verbal predicates (None: detect)
+    nominal_predicates: list[int] | None = None
+
+
 class EmbeddedParser:
     """Parse texts into sentences and QA-SRL frames with spaCy and rules."""
 
@@ -44,26 +57,68 @@ class EmbeddedParser:
     def nlp(self) -> Any:
         return load_spacy(self.model)
 
+    # ------------------------------------------------------------------ the override point for other backends
+
+    def frames_for_sentences(self, jobs: Sequence[SentenceJob]) -> list[list[PredicateFrame]]:
+        """Frames of each sentence (rules); the T5 backend overrides this to batch its generation."""
+        out = []
+        for job in jobs:
+            fixed = job.predicates is not None or job.nominal_predicates is not None
+            out.append(
+                frames_for(
+                    job.sent,
+                    job.offset,
+                    job.index,
+                    predicates=(job.predicates or []) if fixed else None,
+                    nominal=self.nominal and not fixed,
+                    copular=self.copular and not fixed,
+                    nominal_predicates=job.nominal_predicates,
+                )
+            )
+        return out
+
+    # ------------------------------------------------------------------ entry points
+
     def parse(self, text: str) -> ParsedText:
         return next(iter(self.parse_many([text])))
 
     def parse_many(self, texts: Iterable[str]) -> Iterator[ParsedText]:
         """Parse many texts with nlp.pipe (batched: several times faster than one call per text)."""
         for doc in self.nlp.pipe(texts, batch_size=self.batch_size):
-            yield self._from_doc(doc)
+            tokens: list[Token] = []
+            sentences: list[Sentence] = []
+            jobs: list[SentenceJob] = []
+            for s_index, sent in enumerate(doc.sents):
+                for tok in sent:
+                    tokens.append(Token(tok.i, tok.text, tok.idx, tok.idx + len(tok.text), s_index))
+                sentences.append(Sentence(s_index, sent.start, sent.end, sent.text, sent.start_char, sent.end_char))
+                jobs.append(SentenceJob(sent, 0, s_index))
+            frames = [f for per in self.frames_for_sentences(jobs) for f in per]
+            yield ParsedText(doc.text, tokens, sentences, frames, self.name)
 
-    def _from_doc(self, doc: Any) -> ParsedText:
-        tokens: list[Token] = []
+    def parse_pretokenized(self, text: str, token_rows: Sequence[Sequence], sentence_rows: Sequence[dict]) -> ParsedText:
+        """Parse a text whose tokens and sentences are fixed already (imported QAs point at those indices)."""
+        from spacy.tokens import Doc
+
+        tokens = [Token(i, str(r[0]), int(r[1]), int(r[2])) for i, r in enumerate(token_rows)]
+        if not sentence_rows:
+            sentence_rows = [{"start": 0, "end": len(tokens)}] if tokens else []
         sentences: list[Sentence] = []
-        frames: list[PredicateFrame] = []
-        for s_index, sent in enumerate(doc.sents):
-            for tok in sent:
-                tokens.append(Token(tok.i, tok.text, tok.idx, tok.idx + len(tok.text), s_index))
-            sentences.append(
-                Sentence(s_index, sent.start, sent.end, sent.text, sent.start_char, sent.end_char)
-            )
-            frames.extend(frames_for(sent, 0, s_index, nominal=self.nominal, copular=self.copular))
-        return ParsedText(doc.text, tokens, sentences, frames, self.name)
+        docs = []
+        for s_index, row in enumerate(sentence_rows):
+            start, end = int(row["start"]), int(row["end"])
+            words = [t.text for t in tokens[start:end]]
+            spaces = [tokens[i + 1].start > tokens[i].end if i + 1 < end else False for i in range(start, end)]
+            docs.append(Doc(self.nlp.vocab, words=words, spaces=spaces))
+            c0 = tokens[start].start if end > start else 0
+            c1 = tokens[end - 1].end if end > start else 0
+            sentences.append(Sentence(s_index, start, end, text[c0:c1], c0, c1))
+            for t in tokens[start:end]:
+                tokens[t.index] = Token(t.index, t.text, t.start, t.end, s_index)
+        parsed = list(self.nlp.pipe(docs, batch_size=self.batch_size))
+        jobs = [SentenceJob(doc, s.start, s.index) for doc, s in zip(parsed, sentences, strict=True) if len(doc)]
+        frames = [f for per in self.frames_for_sentences(jobs) for f in per]
+        return ParsedText(text, tokens, sentences, frames, self.name)
 
     def parse_tokenized(
         self,
@@ -79,22 +134,12 @@ class EmbeddedParser:
         from spacy.tokens import Doc
 
         nlp = self.nlp
-        docs = (Doc(nlp.vocab, words=list(words)) for words in sentences)
-        out: list[list[PredicateFrame]] = []
-        for i, doc in enumerate(nlp.pipe(docs, batch_size=self.batch_size)):
+        docs = nlp.pipe((Doc(nlp.vocab, words=list(words)) for words in sentences), batch_size=self.batch_size)
+        jobs = []
+        for i, doc in enumerate(docs):
             preds = predicates[i] if predicates is not None else None
             noms = nominal_predicates[i] if nominal_predicates is not None else None
-            if preds is not None or noms is not None:
-                frames = frames_for(
-                    doc,
-                    0,
-                    0,
-                    predicates=list(preds) if preds is not None else [],
-                    nominal=False,
-                    copular=False,
-                    nominal_predicates=list(noms) if noms is not None else None,
-                )
-            else:
-                frames = frames_for(doc, 0, 0, nominal=self.nominal, copular=self.copular)
-            out.append(frames)
-        return out
+            jobs.append(
+                SentenceJob(doc, 0, 0, list(preds) if preds is not None else None, list(noms) if noms is not None else None)
+            )
+        return self.frames_for_sentences(jobs)

@@ -38,6 +38,7 @@ class VerbInfo:
     progressive: bool = False
     passive: bool = False
     negated: bool = False
+    participle: str = ""  # the sentence's own past participle, when the lexicon's differs (born / borne)
 
 
 # ------------------------------------------------------------------------------------------------ question text
@@ -46,6 +47,8 @@ class VerbInfo:
 def aux_and_verb(info: VerbInfo, wh_is_subject: bool) -> tuple[str, str]:
     """The aux and verb slots for `info`; QA-SRL's aux vocabulary is singular (is/was/has/does)."""
     forms = lexicon.verb_forms(info.stem)
+    if info.participle:
+        forms = replace(forms, past_participle=info.participle)
     neg = info.negated
     not_prefix = ""
     if info.modal:
@@ -239,7 +242,8 @@ def verb_info(v: SpacyToken, stem: str) -> VerbInfo:
             modal = "might" if v.dep_ in {"xcomp", "advcl", "acl", "relcl", "ccomp", "conj", "pcomp"} else ""
     if v.tag_ == "VBN" and perfect and not passive:
         progressive = False
-    return VerbInfo(stem, past, modal, perfect, progressive and not passive, passive, negated)
+    participle = v.lower_ if v.tag_ == "VBN" and v.lower_ in lexicon.ALTERNATE_PARTICIPLES else ""
+    return VerbInfo(stem, past, modal, perfect, progressive and not passive, passive, negated, participle)
 
 
 def _verb_info_passive_head(v: SpacyToken) -> bool:
