@@ -309,7 +309,9 @@ def _validate_qasem(unit: Unit, shown: dict, labels: Mapping, errors: _Errors, r
                                f"span {span_id} is not covered, so its QA cannot be supported")
     pairwise: dict[str, int] = {}
     if project.has_step(Protocol.PAIRWISE) and len(responses) == 2:
-        wanted = {"faithfulness", "relevance"} if unit.source.passages else {"consistency"}
+        # RAG items (retrieved passages or a question) are compared on two aspects, like the element shows.
+        rag = bool(unit.source.passages or unit.source.question)
+        wanted = {"faithfulness", "relevance"} if rag else {"consistency"}
         for i, item in enumerate(_list(labels, "pairwise", errors)):
             path = f"labels.pairwise[{i}]"
             aspect = item.get("aspect") if isinstance(item, dict) else None
@@ -374,9 +376,10 @@ def _validate_factscore(shown: dict, labels: Mapping, errors: _Errors, responses
             new.append({"text": text.strip(), "response_id": rid, "sentence_index": sidx,
                         "edited_from": list(dict.fromkeys(edited_from)), "label": label})
             replaced.update(edited_from)
-    for fid in sorted(shown_facts - set(kept) - replaced):
-        errors.add("labels.facts", f"fact {fid} is neither labeled nor edited")
-    return {"kept": kept, "new": new}
+    if not kept and not new and shown_facts:
+        errors.add("labels.facts", "the fact list is empty")
+    # Model facts neither kept nor edited were deleted by the annotator (a wrong decomposition): allowed.
+    return {"kept": kept, "new": new, "deleted": sorted(shown_facts - set(kept) - replaced)}
 
 
 def _validate_validation(shown: dict, labels: Mapping, errors: _Errors) -> dict:

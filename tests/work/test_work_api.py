@@ -215,16 +215,18 @@ def test_factscore_edit_split_merge_and_add(client_api):
     assert not FactLabel.objects.filter(fact_id__in=f[1:]).exists()
 
 
-def test_factscore_requires_every_fact_accounted_for(client_api):
+def test_factscore_needs_a_label_per_listed_fact_and_allows_deletions(client_api):
     unit = make_unit("FS", protocol=["fact_labeling"], with_facts=True, n_responses=1, n_qas=1)
-    _, token = new_assignment(unit, "w")
+    a, token = new_assignment(unit, "w")
     resp = get_unit(client_api, token).json()["responses"][0]
     f0, f1 = (x["id"] for x in resp["facts"])
-    r = submit(client_api, token, {"facts": [{"fact_id": f0, "label": "S"}]})
-    assert r.status_code == 400 and f"fact {f1}" in r.json()["errors"][0]["message"]
-    r = submit(client_api, token, {"facts": [{"fact_id": f0, "label": "S"}, {"fact_id": f1, "label": "maybe"}]})
-    assert r.status_code == 400
+    r = submit(client_api, token, {"facts": [{"fact_id": f0, "label": "S"}, {"fact_id": f1, "label": None}]})
+    assert r.status_code == 400 and r.json()["errors"][0]["field"] == "labels.facts[1].label"
+    assert submit(client_api, token, {"facts": []}).status_code == 400
     assert not FactLabel.objects.exists()
+    # f1 deleted by the annotator (a wrong decomposition): accepted, only f0 labeled
+    assert submit(client_api, token, {"facts": [{"fact_id": f0, "label": "S"}]}).status_code == 200
+    assert list(FactLabel.objects.values_list("fact_id", "label")) == [(f0, "S")]
 
 
 def test_validation_units_set_qa_validity(client_api):
