@@ -4,6 +4,9 @@
 ~80% agreement with a latent truth. Runs exactly what services.reports runs on a labels frame:
 Fleiss' kappa, Krippendorff's alpha, unanimity, majority labels and per-worker agreement.
 Target: < 3 s and < 1 GB peak RSS. Run:  OMP_NUM_THREADS=1 .venv/bin/python bench/bench_report.py
+
+With --from-db N the same shape (N items × 3 workers, QA labels) is written to a throw-away SQLite database
+and the whole `build_report` (queryset → frames → analysis) is timed: the cost of reading the labels.
 """
 from __future__ import annotations
 
@@ -54,11 +57,63 @@ def run(labels: pd.DataFrame) -> dict:
     return {"agreement": agreement, "n_workers": len(workers), "n_majority": len(majority)}
 
 
+def run_from_db(n_items: int, n_workers: int) -> None:
+    """Write n_items QAs with n_workers labels each to a temporary SQLite db, then time build_report."""
+    import tempfile
+
+    os.environ["FACTCROWD_VAR_DIR"] = tempfile.mkdtemp(prefix="bench_report_")
+    os.environ.pop("DATABASE_URL", None)
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "backend.settings")
+    import django
+
+    django.setup()
+    from django.core.management import call_command
+
+    from annotation_tasks.models import QA, Assignment, Predicate, Project, QALabel, Response, Source, Unit, Worker
+    from annotation_tasks.services.reports import build_report
+
+    call_command("migrate", verbosity=0)
+    labels = make_labels(n_items, n_workers)
+    start = time.perf_counter()
+    project = Project.objects.create(name="bench")
+    source = Source.objects.create(project=project, external_id="s")
+    response = Response.objects.create(project=project, source=source, external_id="r", system="m", text="x")
+    predicate = Predicate.objects.create(response=response, token_index=0, text="x")
+    QA.objects.bulk_create(
+        [QA(response=response, predicate=predicate, question="q", answer="a", answer_start=0, answer_end=1)
+         for _ in range(n_items)], batch_size=5000,
+    )
+    qa_ids = list(QA.objects.order_by("id").values_list("id", flat=True))
+    unit = Unit.objects.create(project=project, source=source)
+    workers = Worker.objects.bulk_create([Worker(external_id=f"w{i}") for i in range(labels["worker_id"].max() + 1)])
+    assignments = Assignment.objects.bulk_create(
+        [Assignment(unit=unit, worker=w, status="approved") for w in workers]
+    )
+    supported = labels["label"].to_numpy() == "supported"
+    rows = (
+        QALabel(assignment_id=assignments[w].pk, qa_id=qa_ids[i - 1], supported=bool(v))
+        for i, w, v in zip(labels["item_id"].to_numpy(), labels["worker_id"].to_numpy(), supported, strict=True)
+    )
+    QALabel.objects.bulk_create(rows, batch_size=5000)
+    print(f"wrote {len(labels):,} QA labels in {time.perf_counter() - start:.1f} s")
+    start = time.perf_counter()
+    report = build_report("bench")
+    seconds = time.perf_counter() - start
+    row = report["agreement"][0]
+    peak_mib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(f"build_report from SQLite: {seconds:.3f} s for {row['n_labels']:,} labels "
+          f"(fleiss {row['fleiss_kappa']:.4f}); peak RSS MiB: {peak_mib:.0f}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--items", type=int, default=333_334)
     parser.add_argument("--workers", type=int, default=3)
+    parser.add_argument("--from-db", type=int, default=0, metavar="N", help="time build_report over N items in SQLite")
     args = parser.parse_args()
+    if args.from_db:
+        run_from_db(args.from_db, args.workers)
+        return
     labels = make_labels(args.items, args.workers)
     start = time.perf_counter()
     result = run(labels)

@@ -73,19 +73,29 @@ def responses_frame(project: Project) -> pd.DataFrame:
 
 
 def _level_labels(project: Project, level: str) -> pd.DataFrame:
-    """Raw label rows of one level: item_id, response_id, worker_id, assignment_id, value, derived."""
-    common = {"assignment__status__in": COUNTED_STATUSES}
+    """Label rows of one level: item_id, response_id, worker_id, assignment_id, label, derived_from_span.
+
+    Labels are selected through their assignment's unit (labels collected in this project) and joined to
+    their items in pandas: joining the item table in SQL for a million labels costs more than the rest of
+    the report. The inner merge with the project's items also drops QAs marked invalid.
+    """
+    common = {"assignment__unit__project": project, "assignment__status__in": COUNTED_STATUSES}
     if level == "span":
-        qs = SpanLabel.objects.filter(span__response__project=project, **common)
-        cols = ["span_id", "span__response_id", "assignment__worker_id", "assignment_id", "covered"]
+        labels_qs, value = SpanLabel.objects.filter(**common), ["span_id", "covered"]
+        items_qs = AnswerSpan.objects.filter(response__project=project)
     elif level == "qa":
-        qs = QALabel.objects.filter(qa__response__project=project, **common).exclude(qa__validity=QA.Validity.INVALID)
-        cols = ["qa_id", "qa__response_id", "assignment__worker_id", "assignment_id", "supported", "derived_from_span"]
+        labels_qs, value = QALabel.objects.filter(**common), ["qa_id", "supported", "derived_from_span"]
+        items_qs = QA.objects.filter(response__project=project).exclude(validity=QA.Validity.INVALID)
     else:
-        qs = FactLabel.objects.filter(fact__response__project=project, **common)
-        cols = ["fact_id", "fact__response_id", "assignment__worker_id", "assignment_id", "label"]
-    frame = _records(qs.order_by(), cols)
-    frame.columns = ["item_id", "response_id", "worker_id", "assignment_id", "value", *(["derived_from_span"] if level == "qa" else [])]
+        labels_qs, value = FactLabel.objects.filter(**common), ["fact_id", "label"]
+        items_qs = AtomicFact.objects.filter(response__project=project)
+    frame = _records(labels_qs.order_by(), [value[0], "assignment__worker_id", "assignment_id", *value[1:]])
+    frame.columns = ["item_id", "worker_id", "assignment_id", "value", *value[2:]]
+    if frame.empty:
+        return frame
+    items = _records(items_qs.order_by(), ["id", "response_id"])
+    items.columns = ["item_id", "response_id"]
+    frame = frame.merge(items, on="item_id", how="inner")
     if level == "span":
         frame["label"] = np.where(frame["value"].astype(bool), "covered", "not_covered")
     elif level == "qa":
