@@ -64,8 +64,11 @@ class AssignmentViewSet(viewsets.ReadOnlyModelViewSet):
         if verb == "reject" and not feedback:
             raise ValidationError({"feedback": "Say why: the worker sees this message."})
         try:
-            getattr(quality, f"{verb}_assignment")(assignment, feedback=feedback, user=request.user)
-        except (ProviderError, ValueError) as exc:
+            if verb == "approve":
+                quality.approve(assignment, feedback=feedback, reason=f"approved by {request.user.get_username()}")
+            else:
+                quality.reject(assignment, feedback, reason=f"rejected by {request.user.get_username()}: {feedback}")
+        except (ProviderError, quality.QualityError) as exc:
             raise ValidationError({"detail": str(exc)}) from exc
         assignment.refresh_from_db()
         return Response(AssignmentSerializer(assignment).data)
@@ -90,9 +93,10 @@ class AssignmentViewSet(viewsets.ReadOnlyModelViewSet):
         from annotation_tasks.services import quality
 
         try:
-            decision = quality.bonus_assignment(
-                assignment, payload.validated_data["amount"], payload.validated_data["reason"], user=request.user
+            decision = quality.pay_bonus(
+                assignment, payload.validated_data["amount"], payload.validated_data["reason"],
+                key=payload.validated_data["key"],
             )
-        except (ProviderError, ValueError) as exc:
+        except (ProviderError, quality.QualityError) as exc:
             raise ValidationError({"detail": str(exc)}) from exc
         return Response(QualityDecisionSerializer(decision).data)

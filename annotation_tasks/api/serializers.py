@@ -288,6 +288,8 @@ class AssignmentDecisionSerializer(serializers.Serializer):
 class BonusAmountSerializer(serializers.Serializer):
     amount = serializers.DecimalField(max_digits=8, decimal_places=2, min_value=Decimal("0.01"))
     reason = serializers.CharField()
+    key = serializers.CharField(required=False, allow_blank=True, default="", max_length=40,
+                                help_text="Makes a second bonus of the same amount a new one (else a retry).")
 
 
 class BlockSerializer(serializers.Serializer):

@@ -33,6 +33,8 @@ class WorkerBonusSerializer(serializers.Serializer):
     project = serializers.IntegerField()
     amount = serializers.DecimalField(max_digits=8, decimal_places=2, min_value=Decimal("0.01"))
     reason = serializers.CharField()
+    key = serializers.CharField(required=False, allow_blank=True, default="", max_length=40,
+                                help_text="Makes a second bonus of the same amount a new one (else a retry).")
 
 
 class WorkerViewSet(ResearcherScopedMixin, viewsets.ReadOnlyModelViewSet):
@@ -58,7 +60,9 @@ class WorkerViewSet(ResearcherScopedMixin, viewsets.ReadOnlyModelViewSet):
         if project_id and project_id.isdigit():
             project = researcher_projects(self.request.user).filter(pk=project_id).first()
             if project is not None:
-                context["metrics"] = monitoring.worker_metrics(project)
+                from annotation_tasks.services import quality
+
+                context["metrics"] = {k: m.as_dict() for k, m in quality.worker_metrics(project).items()}
         return context
 
     def _submitted(self, worker: Worker, project_id: int) -> QuerySet[Assignment]:
@@ -77,8 +81,11 @@ class WorkerViewSet(ResearcherScopedMixin, viewsets.ReadOnlyModelViewSet):
         done = 0
         for assignment in self._submitted(worker, payload.validated_data["project"]):
             try:
-                getattr(quality, f"{verb}_assignment")(assignment, feedback=feedback, user=request.user)
-            except (ProviderError, ValueError) as exc:
+                if verb == "approve":
+                    quality.approve(assignment, feedback=feedback, reason=f"approved by {request.user.get_username()}")
+                else:
+                    quality.reject(assignment, feedback, reason=f"rejected by {request.user.get_username()}: {feedback}")
+            except (ProviderError, quality.QualityError) as exc:
                 raise ValidationError({"detail": f"assignment {assignment.pk}: {exc}", "done": done}) from exc
             done += 1
         return Response({"worker": worker.pk, "action": verb, "assignments": done})
@@ -113,10 +120,11 @@ class WorkerViewSet(ResearcherScopedMixin, viewsets.ReadOnlyModelViewSet):
         from annotation_tasks.services import quality
 
         try:
-            decision = quality.bonus_assignment(
-                assignment, payload.validated_data["amount"], payload.validated_data["reason"], user=request.user
+            decision = quality.pay_bonus(
+                assignment, payload.validated_data["amount"], payload.validated_data["reason"],
+                key=payload.validated_data["key"],
             )
-        except (ProviderError, ValueError) as exc:
+        except (ProviderError, quality.QualityError) as exc:
             raise ValidationError({"detail": str(exc)}) from exc
         return Response(QualityDecisionSerializer(decision).data)
 
@@ -128,8 +136,8 @@ class WorkerViewSet(ResearcherScopedMixin, viewsets.ReadOnlyModelViewSet):
         from annotation_tasks.services import quality
 
         try:
-            getattr(quality, f"{verb}_worker")(worker, payload.validated_data["reason"], user=request.user)
-        except (ProviderError, ValueError) as exc:
+            getattr(quality, verb)(worker, payload.validated_data["reason"])
+        except (ProviderError, quality.QualityError) as exc:
             raise ValidationError({"detail": str(exc)}) from exc
         worker.refresh_from_db()
         return Response(WorkerSerializer(worker, context=self.get_serializer_context()).data)

@@ -6,23 +6,18 @@ batch runs (who is fast, who misses gold), not the study's results.
 from __future__ import annotations
 
 import statistics
-from collections import Counter, defaultdict
 from collections.abc import Iterable
 
-from django.db.models import Count, Q
+from django.db.models import Count
 
 from annotation_tasks.models import (
     QA,
     Assignment,
     Batch,
-    FactLabel,
-    GoldLabel,
     Job,
     Project,
-    QALabel,
     Response,
     Source,
-    SpanLabel,
     Unit,
 )
 
@@ -66,85 +61,3 @@ def project_overview(project: Project) -> dict:
 
 def _by_status_field(queryset, field: str) -> dict[str, int]:
     return {row[field]: row["n"] for row in queryset.values(field).annotate(n=Count("id")).order_by()}
-
-
-def _labels(project: Project) -> list[tuple[int, str, str]]:
-    """(worker id, item key, value) for every label of counted assignments; values use the gold vocabulary."""
-    counted = {"assignment__unit__project": project, "assignment__status__in": DONE_STATUSES}
-    rows: list[tuple[int, str, str]] = []
-    for worker_id, span_id, covered in SpanLabel.objects.filter(**counted).values_list(
-        "assignment__worker_id", "span_id", "covered"
-    ):
-        rows.append((worker_id, f"span:{span_id}", "covered" if covered else "not_covered"))
-    for worker_id, qa_id, supported in QALabel.objects.filter(**counted).values_list(
-        "assignment__worker_id", "qa_id", "supported"
-    ):
-        rows.append((worker_id, f"qa:{qa_id}", "supported" if supported else "not_supported"))
-    for worker_id, fact_id, label in FactLabel.objects.filter(**counted).values_list(
-        "assignment__worker_id", "fact_id", "label"
-    ):
-        rows.append((worker_id, f"fact:{fact_id}", label))
-    return rows
-
-
-def _gold(project: Project) -> dict[str, str]:
-    gold: dict[str, str] = {}
-    rows = GoldLabel.objects.filter(
-        Q(span__response__project=project) | Q(qa__response__project=project) | Q(fact__response__project=project)
-    ).values_list("span_id", "qa_id", "fact_id", "value")
-    for span_id, qa_id, fact_id, value in rows:
-        key = f"span:{span_id}" if span_id else f"qa:{qa_id}" if qa_id else f"fact:{fact_id}"
-        gold[key] = value
-    return gold
-
-
-def worker_metrics(project: Project) -> dict[int, dict]:
-    """Per worker of the project: units done, approvals, time on task, gold accuracy and agreement.
-
-    agreement: share of the worker's labels that equal the majority of the *other* workers on the same item
-    (items where the others tie, or nobody else labeled, do not count) — a per-worker number that does not
-    reward agreeing with oneself.
-    """
-    assignments = Assignment.objects.filter(unit__project=project)
-    metrics: dict[int, dict] = {}
-    per_worker_times: dict[int, list[int]] = defaultdict(list)
-    for worker_id, status, ms in assignments.values_list("worker_id", "status", "time_on_task_ms"):
-        entry = metrics.setdefault(
-            worker_id,
-            {"units_done": 0, "approved": 0, "rejected": 0, "in_progress": 0, "gold_seen": 0, "gold_correct": 0},
-        )
-        if status in DONE_STATUSES:
-            entry["units_done"] += 1
-            if ms is not None:
-                per_worker_times[worker_id].append(ms)
-        entry["approved"] += status == Assignment.Status.APPROVED
-        entry["rejected"] += status == Assignment.Status.REJECTED
-        entry["in_progress"] += status == Assignment.Status.ASSIGNED
-
-    labels = _labels(project)
-    gold = _gold(project)
-    by_item: dict[str, dict[int, str]] = defaultdict(dict)
-    for worker_id, key, value in labels:
-        by_item[key][worker_id] = value
-        if key in gold and worker_id in metrics:
-            metrics[worker_id]["gold_seen"] += 1
-            metrics[worker_id]["gold_correct"] += value == gold[key]
-
-    agree: Counter[int] = Counter()
-    compared: Counter[int] = Counter()
-    for values in by_item.values():
-        if len(values) < 2:
-            continue
-        for worker_id, value in values.items():
-            others = Counter(v for w, v in values.items() if w != worker_id).most_common()
-            if len(others) > 1 and others[0][1] == others[1][1]:
-                continue
-            compared[worker_id] += 1
-            agree[worker_id] += value == others[0][0]
-
-    for worker_id, entry in metrics.items():
-        entry["gold_accuracy"] = round(entry["gold_correct"] / entry["gold_seen"], 4) if entry["gold_seen"] else None
-        entry["agreement"] = round(agree[worker_id] / compared[worker_id], 4) if compared[worker_id] else None
-        entry["labels_compared"] = compared[worker_id]
-        entry["time_on_task"] = _time_stats(per_worker_times[worker_id])
-    return metrics

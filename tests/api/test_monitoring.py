@@ -1,36 +1,56 @@
-"""The workers table's numbers: gold accuracy against gold labels, agreement with the others' majority."""
+"""The monitor screen: counts and time on task, the workers table with quality numbers, and its actions."""
 import pytest
 
-from annotation_tasks.models import Assignment as A
-from annotation_tasks.models import QALabel, Worker
-from annotation_tasks.services.monitoring import project_overview, worker_metrics
+from annotation_tasks.models import Assignment, QALabel, QualityDecision, Worker
+from annotation_tasks.services.monitoring import project_overview
 
 pytestmark = pytest.mark.django_db
 
 
-def test_gold_accuracy_agreement_and_time(world):
+def test_overview_counts_and_time_on_task(world):
     third = Worker.objects.create(external_id="w3")
-    a3 = A.objects.create(unit=world.unit_a, worker=third, status="approved", time_on_task_ms=90000)
-    # gold for qa_a is "supported": ann and w3 right, eve wrong; majority of others decides agreement
-    QALabel.objects.create(assignment=world.own_assignment, qa=world.qa_a, supported=True)
-    QALabel.objects.create(assignment=world.other_assignment, qa=world.qa_a, supported=False)
-    QALabel.objects.create(assignment=a3, qa=world.qa_a, supported=True)
-    metrics = worker_metrics(world.a)
-    ann, eve, w3 = (metrics[a.worker_id] for a in (world.own_assignment, world.other_assignment, a3))
-    assert (ann["gold_accuracy"], eve["gold_accuracy"], w3["gold_accuracy"]) == (1.0, 0.0, 1.0)
-    # ann vs others (eve F, w3 T) ties -> not compared; eve vs (T, T) disagrees; w3 vs (T, F) ties
-    assert (ann["agreement"], eve["agreement"], w3["agreement"]) == (None, 0.0, None)
-    assert ann["units_done"] == 1 and w3["approved"] == 1
-    assert ann["time_on_task"]["median_s"] == 60.0
+    Assignment.objects.create(unit=world.unit_a, worker=third, status="approved", time_on_task_ms=90000)
     overview = project_overview(world.a)
     assert overview["assignments_by_status"] == {"submitted": 2, "approved": 1}
+    assert overview["units_by_status"] == {"open": 1}
     assert overview["time_on_task"]["median_s"] == 60.0 and overview["time_on_task"]["count"] == 3
+    assert overview["responses"] == 1 and overview["qas_by_validity"] == {"unknown": 1}
 
 
-def test_worker_table_endpoint_carries_metrics(world, as_user):
-    QALabel.objects.create(assignment=world.own_assignment, qa=world.qa_a, supported=True)
+def test_workers_table_carries_gold_accuracy_and_agreement(world, as_user):
+    QALabel.objects.create(assignment=world.own_assignment, qa=world.qa_a, supported=True)  # gold: supported
+    QALabel.objects.create(assignment=world.other_assignment, qa=world.qa_a, supported=False)
     rows = as_user("alice").get("/api/workers/", {"project": world.a.pk}).json()["results"]
     by_id = {r["external_id"]: r for r in rows}
-    assert set(by_id) == {"ann", "eve"}
+    assert set(by_id) == {"ann", "eve"}  # the crowd worker of project B is not in A's table
     assert by_id["ann"]["metrics"]["gold_accuracy"] == 1.0
-    assert by_id["eve"]["metrics"]["gold_accuracy"] is None
+    assert by_id["eve"]["metrics"]["gold_accuracy"] == 0.0
+    assert by_id["ann"]["metrics"]["units_done"] == 1
+    assert by_id["ann"]["metrics"]["agreement"] == 0.0  # the only other worker disagrees
+
+
+def test_review_actions_from_the_workers_table(world, as_user):
+    client = as_user("alice")
+    ann, eve = world.own_assignment.worker, world.other_assignment.worker
+    assert client.post(f"/api/workers/{eve.pk}/reject/", {"project": world.a.pk}, format="json").status_code == 400
+    answer = client.post(f"/api/workers/{eve.pk}/reject/", {"project": world.a.pk, "feedback": "missed gold"},
+                         format="json")
+    assert answer.json() == {"worker": eve.pk, "action": "reject", "assignments": 1}
+    assert client.post(f"/api/workers/{ann.pk}/approve/", {"project": world.a.pk}, format="json").status_code == 200
+    world.own_assignment.refresh_from_db()
+    world.other_assignment.refresh_from_db()
+    assert (world.own_assignment.status, world.other_assignment.status) == ("approved", "rejected")
+    assert world.other_assignment.feedback == "missed gold"
+    bonus = client.post(f"/api/workers/{ann.pk}/bonus/", {"project": world.a.pk, "amount": "0.50", "reason": "great"},
+                        format="json")
+    assert bonus.status_code == 200 and bonus.json()["action"] == "bonus"
+    world.own_assignment.refresh_from_db()
+    assert str(world.own_assignment.bonus_paid) == "0.50"
+    blocked = client.post(f"/api/workers/{eve.pk}/block/", {"project": world.a.pk, "reason": "spam"}, format="json")
+    assert blocked.status_code == 200 and blocked.json()["status"] == "blocked"
+    actions = [d["action"] for d in client.get(f"/api/workers/{eve.pk}/decisions/").json()]
+    assert set(actions) == {"reject", "block"}
+    assert QualityDecision.objects.filter(worker=ann, action="approve", status="done").exists()
+    # single-assignment review from the assignments table
+    rejected = client.post(f"/api/assignments/{world.own_assignment.pk}/reject/", {"feedback": "late"}, format="json")
+    assert rejected.status_code == 400  # approved work cannot be rejected any more
