@@ -17,3 +17,11 @@ def run_import_job(job_id: int) -> str:
     from annotation_tasks.services.uploads import run_import_job as run
 
     return run(job_id).status
+
+
+@shared_task(name="annotation_tasks.parse_responses")
+def parse_responses(job_id: int) -> str:
+    """Parse a project's responses (QA-SRL frames, answer spans, atomic facts); resumable, one response per commit."""
+    from annotation_tasks.services.parsing import run_parse_job
+
+    return run_parse_job(job_id).status
