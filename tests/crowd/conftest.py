@@ -32,3 +32,17 @@ def fake_mturk(settings):
     settings.PUBLIC_BASE_URL = "https://factcrowd.example.org"
     yield fake
     fake.stop()
+
+
+@pytest.fixture
+def fake_prolific(settings):
+    from tests.crowd.fakes.fake_prolific import FakeProlific
+
+    fake = FakeProlific().start()
+    settings.PROLIFIC_API_URL = fake.api_url
+    settings.PROLIFIC_API_TOKEN = fake.token
+    settings.PROLIFIC_WORKSPACE_ID = "ws-1"
+    settings.PROLIFIC_APP_URL = fake.url
+    settings.PUBLIC_BASE_URL = "https://factcrowd.example.org"
+    yield fake
+    fake.stop()

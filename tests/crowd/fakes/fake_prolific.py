@@ -1,0 +1,267 @@
+"""A small fake of Prolific's REST API (api/v1) on loopback, for the real `requests` code to talk to.
+
+Studies (create, publish/stop transitions), submissions (list with `_links.next` paging, approve/reject
+transitions, bulk approve), bonus set-up + pay, participant groups and a workspace balance. It also serves the
+participant side: starting a submission (what Prolific does when a participant opens the study) and the
+completion redirect /submissions/complete?cc=CODE. It can answer 429 a few times to exercise retries.
+"""
+from __future__ import annotations
+
+import json
+import re
+import secrets
+import threading
+import time
+from decimal import Decimal
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from urllib.parse import parse_qs, urlparse
+
+PAGE = 2  # small pages so that paging is exercised
+
+
+def _id() -> str:
+    return secrets.token_hex(12)
+
+
+class FakeProlific:
+    def __init__(self, token: str = "fake-token", balance_cents: int = 1_000_000) -> None:
+        self.token = token
+        self.balance_cents = balance_cents
+        self.lock = threading.RLock()
+        self.studies: dict[str, dict] = {}
+        self.submissions: dict[str, dict] = {}
+        self.bonus_setups: dict[str, dict] = {}
+        self.paid: list[dict] = []
+        self.groups: dict[str, dict] = {}
+        self.requests: list[tuple[str, str]] = []
+        self.blocked_at_publish: dict[str, set[str]] = {}
+        self.too_many_next = 0
+        self._server: ThreadingHTTPServer | None = None
+
+    # -- server ---------------------------------------------------------------------------
+    def start(self) -> FakeProlific:
+        fake = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args) -> None:
+                pass
+
+            def _reply(self, status: int, data=None, ctype: str = "application/json", headers=None) -> None:
+                body = b"" if data is None else (data if isinstance(data, bytes) else json.dumps(data).encode())
+                self.send_response(status)
+                self.send_header("Content-Type", ctype)
+                self.send_header("Content-Length", str(len(body)))
+                for k, v in (headers or {}).items():
+                    self.send_header(k, v)
+                self.end_headers()
+                self.wfile.write(body)
+
+            def _handle(self, method: str) -> None:
+                length = int(self.headers.get("Content-Length") or 0)
+                raw = self.rfile.read(length) if length else b""
+                url = urlparse(self.path)
+                if url.path == "/submissions/complete":
+                    code = parse_qs(url.query).get("cc", [""])[0]
+                    ok = fake.complete_by_code(code)
+                    self._reply(200 if ok else 400, f"<html><body>{'Completed' if ok else 'Unknown code'}</body></html>".encode(),
+                                "text/html")
+                    return
+                with fake.lock:
+                    fake.requests.append((method, url.path))
+                    if fake.too_many_next > 0:
+                        fake.too_many_next -= 1
+                        self._reply(429, {"error": "throttled"}, headers={"Retry-After": "0"})
+                        return
+                if self.headers.get("Authorization") != f"Token {fake.token}":
+                    self._reply(401, {"error": {"detail": "Invalid token"}})
+                    return
+                try:
+                    body = json.loads(raw) if raw else {}
+                    status, data = fake.route(method, url.path, parse_qs(url.query), body, self.headers.get("Host"))
+                except KeyError as exc:
+                    status, data = 404, {"error": {"detail": f"not found: {exc}"}}
+                except Exception as exc:  # a bug in the fake must show up as an answer, not a dropped connection
+                    status, data = 500, {"error": {"detail": repr(exc)}}
+                self._reply(status, data)
+
+            def do_GET(self) -> None:  # noqa: N802
+                self._handle("GET")
+
+            def do_POST(self) -> None:  # noqa: N802
+                self._handle("POST")
+
+            def do_DELETE(self) -> None:  # noqa: N802
+                self._handle("DELETE")
+
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        threading.Thread(target=self._server.serve_forever, daemon=True).start()
+        return self
+
+    def stop(self) -> None:
+        if self._server:
+            self._server.shutdown()
+            self._server.server_close()
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self._server.server_address[1]}"
+
+    @property
+    def api_url(self) -> str:
+        return f"{self.url}/api/v1"
+
+    # -- participant side -------------------------------------------------------------------
+    def start_submission(self, study_id: str, participant_id: str) -> dict:
+        """A participant opens the study: Prolific makes an ACTIVE submission (SESSION_ID) and fills the URL."""
+        with self.lock:
+            study = self.studies[study_id]
+            if study["status"] != "ACTIVE":
+                raise ValueError(f"study {study_id} is {study['status']}")
+            if participant_id in self.blocked_at_publish.get(study_id, set()):
+                raise ValueError("participant is blocked")
+            taken = [s for s in self.submissions.values() if s["study_id"] == study_id and s["status"] != "RETURNED"]
+            if len(taken) >= study["total_available_places"]:
+                raise ValueError("study full")
+            sub = {
+                "id": _id(),
+                "study_id": study_id,
+                "participant_id": participant_id,
+                "status": "ACTIVE",
+                "started_at": time.strftime("%Y-%m-%dT%H:%M:%S.000000Z", time.gmtime()),
+                "completed_at": None,
+                "study_code": None,
+                "bonus_payments": [],
+            }
+            self.submissions[sub["id"]] = sub
+            url = study["external_study_url"]
+            for key, value in (("PROLIFIC_PID", participant_id), ("STUDY_ID", study_id), ("SESSION_ID", sub["id"])):
+                url = url.replace("{{%" + key + "%}}", value)
+            return {**sub, "url": url}
+
+    def complete_by_code(self, code: str) -> bool:
+        with self.lock:
+            for sub in self.submissions.values():
+                study = self.studies[sub["study_id"]]
+                codes = {c["code"] for c in study["completion_codes"]}
+                if sub["status"] == "ACTIVE" and code in codes:
+                    sub.update(status="AWAITING REVIEW", study_code=code,
+                               completed_at=time.strftime("%Y-%m-%dT%H:%M:%S.000000Z", time.gmtime()))
+                    return True
+        return False
+
+    # -- API --------------------------------------------------------------------------------
+    def _page(self, items: list, path: str, query: dict, host: str) -> dict:
+        offset = int(query.get("offset", ["0"])[0])
+        chunk = items[offset : offset + PAGE]
+        nxt = f"http://{host}{path}?offset={offset + PAGE}" if offset + PAGE < len(items) else None
+        return {"results": chunk, "_links": {"next": {"href": nxt}}, "meta": {"count": len(items)}}
+
+    def route(self, method: str, path: str, query: dict, body: dict, host: str) -> tuple[int, object]:
+        with self.lock:
+            p = path[len("/api/v1"):] if path.startswith("/api/v1") else path
+            if m := re.fullmatch(r"/workspaces/([^/]+)/balance/", p):
+                return 200, {"currency_code": "GBP", "total_balance": self.balance_cents,
+                             "available_balance": self.balance_cents}
+            if p == "/studies/" and method == "POST":
+                required = ["name", "description", "external_study_url", "completion_codes", "total_available_places",
+                            "estimated_completion_time", "reward", "prolific_id_option"]
+                missing = [k for k in required if k not in body]
+                if missing:
+                    return 400, {"error": {"detail": f"missing {missing}"}}
+                for key in ("{{%PROLIFIC_PID%}}", "{{%STUDY_ID%}}", "{{%SESSION_ID%}}"):
+                    if key not in body["external_study_url"]:
+                        return 400, {"error": {"detail": f"external_study_url lacks {key}"}}
+                if not isinstance(body["reward"], int):
+                    return 400, {"error": {"detail": "reward must be an integer in minor units"}}
+                study = {**body, "id": _id(), "status": "UNPUBLISHED"}
+                self.studies[study["id"]] = study
+                return 201, study
+            if p == "/studies/" and method == "GET":
+                return 200, self._page(list(self.studies.values()), path, query, host)
+            if m := re.fullmatch(r"/studies/([^/]+)/", p):
+                return 200, self.studies[m.group(1)]
+            if m := re.fullmatch(r"/studies/([^/]+)/transition/", p):
+                study = self.studies[m.group(1)]
+                action = body.get("action")
+                if action == "PUBLISH" and study["status"] == "UNPUBLISHED":
+                    cost = study["reward"] * study["total_available_places"] * Decimal("1.3333")
+                    if cost > self.balance_cents:
+                        return 400, {"error": {"detail": "insufficient balance"}}
+                    self.balance_cents -= int(cost)
+                    study["status"] = "ACTIVE"
+                    blocked = set()
+                    for f in study.get("filters", []):
+                        if f["filter_id"] == "participant_group_blocklist":
+                            for gid in f["selected_values"]:
+                                blocked |= set(self.groups[gid]["participants"])
+                    self.blocked_at_publish[study["id"]] = blocked
+                    return 200, study
+                if action == "STOP" and study["status"] in ("ACTIVE", "PAUSED"):
+                    study["status"] = "AWAITING REVIEW"
+                    return 200, study
+                return 400, {"error": {"detail": f"cannot {action} a {study['status']} study"}}
+            if m := re.fullmatch(r"/studies/([^/]+)/submissions/", p):
+                subs = [s for s in self.submissions.values() if s["study_id"] == m.group(1)]
+                return 200, self._page(subs, path, query, host)
+            if (m := re.fullmatch(r"/submissions/([^/]+)/", p)) and method == "GET":
+                return 200, self.submissions[m.group(1)]
+            if m := re.fullmatch(r"/submissions/([^/]+)/transition/", p):
+                sub = self.submissions[m.group(1)]
+                action = body.get("action")
+                if sub["status"] != "AWAITING REVIEW":
+                    return 400, {"error": {"detail": f"submission is {sub['status']}"}}
+                if action == "APPROVE":
+                    sub["status"] = "APPROVED"
+                elif action == "REJECT":
+                    if len(body.get("message", "")) < 100 or not body.get("rejection_category"):
+                        return 400, {"error": {"detail": "message of 100+ characters and rejection_category needed"}}
+                    sub["status"] = "REJECTED"
+                else:
+                    return 400, {"error": {"detail": f"unknown action {action}"}}
+                return 200, sub
+            if p == "/submissions/bulk-approve/":
+                for sub in self.submissions.values():
+                    if sub["study_id"] == body["study_id"] and sub["participant_id"] in body["participant_ids"] \
+                            and sub["status"] == "AWAITING REVIEW":
+                        sub["status"] = "APPROVED"
+                return 200, {}
+            if p == "/submissions/bonus-payments/":
+                rows = [line.split(",") for line in body["csv_bonuses"].strip().splitlines()]
+                amount = sum(int(Decimal(a) * 100) for _pid, a in rows)
+                setup = {"id": _id(), "study": body["study_id"], "rows": rows, "amount": amount,
+                         "fees": int(amount * Decimal("0.3333")), "paid": False}
+                setup["total_amount"] = setup["amount"] + setup["fees"]
+                self.bonus_setups[setup["id"]] = setup
+                return 201, {k: v for k, v in setup.items() if k != "rows"}
+            if m := re.fullmatch(r"/bulk-bonus-payments/([^/]+)/pay/", p):
+                setup = self.bonus_setups[m.group(1)]
+                # Like Prolific: paying twice pays twice; the client must guard against repeats.
+                for pid, amount in setup["rows"]:
+                    self.paid.append({"study_id": setup["study"], "participant_id": pid, "amount": Decimal(amount)})
+                self.balance_cents -= setup["total_amount"]
+                setup["paid"] = True
+                return 202, {}
+            if p == "/participant-groups/" and method == "POST":
+                group = {"id": _id(), "name": body["name"], "participants": []}
+                self.groups[group["id"]] = group
+                return 201, {"id": group["id"], "name": group["name"]}
+            if p == "/participant-groups/" and method == "GET":
+                items = [{"id": g["id"], "name": g["name"]} for g in self.groups.values()]
+                return 200, self._page(items, path, query, host)
+            if m := re.fullmatch(r"/participant-groups/([^/]+)/participants/", p):
+                group = self.groups[m.group(1)]
+                ids = body.get("participant_ids", [])
+                if method == "POST":
+                    group["participants"] = sorted(set(group["participants"]) | set(ids))
+                elif method == "DELETE":
+                    group["participants"] = [x for x in group["participants"] if x not in ids]
+                else:
+                    return 200, {"results": [{"participant_id": x} for x in group["participants"]]}
+                return 200, {"results": [{"participant_id": x} for x in group["participants"]]}
+            return 404, {"error": {"detail": f"no route {method} {p}"}}
+
+    def group_members(self, name: str) -> list[str]:
+        for g in self.groups.values():
+            if g["name"] == name:
+                return list(g["participants"])
+        return []
