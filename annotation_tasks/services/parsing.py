@@ -1,0 +1,310 @@
+"""Parsing a project's responses in the background: the Django side of `parser/`.
+
+Why it is shaped this way:
+- Each response is parsed and written in its own transaction and stamped with Response.parsed_at, so a worker
+  that crashes or is killed leaves every response either fully parsed or untouched; re-running the same Job
+  resumes, skipping the responses this run (this Job, this backend) already wrote.
+- Re-parsing replaces only the parser's own output: QAs a person validated or edited, imported QAs, and
+  anything already labeled by annotators stay, and so do the tokens their indices point at (then the parser
+  reads the stored tokens instead of re-tokenizing).
+- Jobs are queued in transaction.on_commit, or a worker could look for a Job row that is not committed yet.
+"""
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from django.conf import settings
+from django.db import transaction
+from django.db.models import Count, F, Q
+from django.utils import timezone
+
+from annotation_tasks.models import QA, AnswerSpan, AtomicFact, Job, Predicate, Project, Response
+from annotation_tasks.models.content import Origin
+from annotation_tasks.models.projects import Protocol
+from parser import registry
+from parser.spans import merge_answer_spans
+from parser.types import ParsedText
+
+log = logging.getLogger(__name__)
+
+CHUNK = 32  # responses parsed per backend call (nlp.pipe / T5 batches); each still written on its own
+_SENTENCE_KEYS = {"start", "end", "text", "char_start", "char_end"}
+
+
+def backend_name(backend: str | None = None) -> str:
+    """The backend to use (argument, else settings.PARSER_BACKEND); ValueError when unknown."""
+    name = (backend or getattr(settings, "PARSER_BACKEND", "") or registry.DEFAULT_BACKEND).strip().lower()
+    if name not in registry.available_backends():
+        raise ValueError(f"unknown parser backend {name!r}; choose one of {', '.join(registry.available_backends())}")
+    return name
+
+
+def backend_options(name: str) -> dict[str, Any]:
+    """Settings a backend needs (model directories); models never download, so these are local paths."""
+    if name == "t5":
+        return {
+            "model_dir": getattr(settings, "T5_MODEL_DIR", ""),
+            "nominalization_model_dir": getattr(settings, "NOMINALIZATION_MODEL_DIR", "") or None,
+        }
+    return {}
+
+
+def get_parser(backend: str | None = None) -> registry.ParserBackend:
+    name = backend_name(backend)
+    return registry.get_backend(name, **backend_options(name))
+
+
+def start_parse_job(project: Project, backend: str | None = None, user: Any = None) -> Job:
+    """Create a parse Job for every response of `project` and queue it once the transaction commits."""
+    name = backend_name(backend)
+    if name == "t5" and not backend_options(name)["model_dir"]:
+        raise ValueError("the t5 backend needs T5_MODEL_DIR (a local model directory or hub id in the cache)")
+    job = Job.objects.create(
+        project=project,
+        kind=Job.Kind.PARSE,
+        params={"backend": name},
+        total=project.responses.count(),
+        created_by=user if getattr(user, "is_authenticated", False) else None,
+    )
+
+    def _queue() -> None:
+        from annotation_tasks.celery_tasks import parse_responses
+
+        result = parse_responses.delay(job.pk)
+        Job.objects.filter(pk=job.pk, celery_id="").update(celery_id=result.id or "")
+
+    transaction.on_commit(_queue)
+    return job
+
+
+def run_parse_job(job_id: int) -> Job:
+    """The worker side: parse every response not yet parsed by this Job, one transaction each."""
+    job = Job.objects.select_related("project").get(pk=job_id)
+    if job.status == Job.Status.DONE:
+        return job
+    name = job.params.get("backend") or backend_name(None)
+    Job.objects.filter(pk=job.pk).update(
+        status=Job.Status.RUNNING, started_at=job.started_at or timezone.now(), error=""
+    )
+    responses = list(job.project.responses.order_by("id"))
+    pending = [r for r in responses if not _parsed_by(r, job, name)]
+    Job.objects.filter(pk=job.pk).update(total=len(responses), done=len(responses) - len(pending))
+    written = {"responses": 0, "predicates": 0, "qas": 0, "answer_spans": 0, "atomic_facts": 0}
+    try:
+        parser = get_parser(name)
+        facts_backend = _facts_backend(job.project)
+        for start in range(0, len(pending), CHUNK):
+            chunk = pending[start : start + CHUNK]
+            for response, parsed in zip(chunk, _parse_chunk(parser, chunk), strict=True):
+                with transaction.atomic():
+                    counts = write_parse(response, parsed, name, facts_backend)
+                for key, value in counts.items():
+                    written[key] += value
+                written["responses"] += 1
+                Job.objects.filter(pk=job.pk).update(done=F("done") + 1)
+    except Exception as exc:  # the Job records the failure; finished responses stay parsed, the rest resume later
+        log.exception("parse job %s failed", job.pk)
+        Job.objects.filter(pk=job.pk).update(
+            status=Job.Status.FAILED, error=f"{type(exc).__name__}: {exc}", finished_at=timezone.now()
+        )
+        job.refresh_from_db()
+        return job
+    Job.objects.filter(pk=job.pk).update(
+        status=Job.Status.DONE, finished_at=timezone.now(), result={**job.result, **written, "backend": name}
+    )
+    job.refresh_from_db()
+    return job
+
+
+def _parsed_by(response: Response, job: Job, name: str) -> bool:
+    return bool(response.parsed_at and response.parser_backend == name and response.parsed_at >= job.created_at)
+
+
+def _keeps_tokens(response: Response) -> bool:
+    """Keep the stored tokens when anything that is not ours refers to their indices (or to the sentences)."""
+    if not response.tokens:
+        return False
+    if any(set(s) - _SENTENCE_KEYS for s in (response.sentences or [])):
+        return True
+    kept_qas = _kept_qas(response)
+    return (
+        kept_qas.exists()
+        or response.predicates.exclude(origin=Origin.PARSER).exists()
+        or response.answer_spans.filter(Q(labels__isnull=False) | ~Q(origin=Origin.PARSER)).exists()
+        or response.atomic_facts.exists()
+    )
+
+
+def _parse_chunk(parser: registry.ParserBackend, chunk: Sequence[Response]) -> list[ParsedText]:
+    """Parse fresh texts in one batch; responses whose tokens must stay are parsed over those tokens."""
+    keep = [_keeps_tokens(r) for r in chunk]
+    fresh = iter(parser.parse_many([r.text for r, k in zip(chunk, keep, strict=True) if not k]))
+    out = []
+    for response, k in zip(chunk, keep, strict=True):
+        if k:
+            out.append(parser.parse_pretokenized(response.text, response.tokens, response.sentences or []))
+        else:
+            out.append(next(fresh))
+    return out
+
+
+def _kept_qas(response: Response):
+    """QAs parsing never replaces: imported, human, validated, edited, or already labeled."""
+    return response.qas.annotate(n_labels=Count("labels")).filter(
+        ~Q(origin=Origin.PARSER) | Q(edited=True) | ~Q(validity=QA.Validity.UNKNOWN) | Q(n_labels__gt=0)
+    )
+
+
+def write_parse(response: Response, parsed: ParsedText, name: str, facts_backend: Any = None) -> dict[str, int]:
+    """Replace the parser's own frames of one response with `parsed` (call inside a transaction)."""
+    response = Response.objects.select_for_update().get(pk=response.pk)
+    kept_ids = set(_kept_qas(response).values_list("id", flat=True))
+    response.answer_spans.filter(origin=Origin.PARSER, labels__isnull=True).delete()
+    response.qas.filter(origin=Origin.PARSER).exclude(id__in=kept_ids).delete()
+    response.predicates.filter(origin=Origin.PARSER).annotate(n=Count("qas")).filter(n=0).delete()
+
+    if parsed.token_rows() != response.tokens:  # a fresh parse (_parse_chunk decided nothing pins the tokens)
+        response.tokens = parsed.token_rows()
+        response.sentences = parsed.sentence_rows()
+
+    predicates = {p.token_index: p for p in response.predicates.all()}
+    kept = {(q.predicate_id, q.question.lower(), q.answer_start, q.answer_end) for q in response.qas.filter(id__in=kept_ids)}
+    order = (max(response.qas.values_list("order", flat=True), default=-1) or 0) + 1
+    qa_rows: dict[tuple[int, int], list[QA]] = {}
+    new_predicates = 0
+    for f_index, frame in enumerate(parsed.frames):
+        predicate = predicates.get(frame.token_index)
+        if predicate is None:
+            predicate = Predicate.objects.create(
+                response=response,
+                token_index=frame.token_index,
+                text=frame.text[:200],
+                verb_form=frame.verb_form[:200],
+                kind=frame.kind,
+                pos=frame.pos,
+                sentence_index=frame.sentence_index,
+                origin=Origin.PARSER,
+            )
+            predicates[frame.token_index] = predicate
+            new_predicates += 1
+        for q_index, qa in enumerate(frame.qas):
+            rows = []
+            for answer in qa.answers:
+                key = (predicate.pk, qa.question.lower(), answer.start, answer.end)
+                if key in kept or answer.end <= answer.start:
+                    continue
+                kept.add(key)
+                rows.append(
+                    QA(
+                        response=response,
+                        predicate=predicate,
+                        question=qa.question[:500],
+                        raw_question=list(qa.raw_question),
+                        answer=(answer.text or parsed.span_text(answer.start, answer.end))[:1000],
+                        answer_start=answer.start,
+                        answer_end=answer.end,
+                        role=qa.role[:40],
+                        origin=Origin.PARSER,
+                        order=order,
+                        metadata={"backend": name},
+                    )
+                )
+                order += 1
+            qa_rows[(f_index, q_index)] = QA.objects.bulk_create(rows)
+
+    spans_written = 0
+    existing_spans = {(s.start, s.end): s for s in response.answer_spans.all()}
+    for s_order, merged in enumerate(merge_answer_spans(parsed.frames)):
+        qas = [
+            qa_row
+            for ref in merged.qa_refs
+            for qa_row in qa_rows.get(ref, [])
+            if (qa_row.answer_start, qa_row.answer_end) == (merged.start, merged.end)
+        ]
+        if not qas:
+            continue
+        span = existing_spans.get((merged.start, merged.end))
+        if span is None:
+            span = AnswerSpan.objects.create(
+                response=response,
+                start=merged.start,
+                end=merged.end,
+                text=(merged.text or parsed.span_text(merged.start, merged.end))[:1000],
+                origin=Origin.PARSER,
+                order=s_order,
+            )
+            existing_spans[(merged.start, merged.end)] = span
+            spans_written += 1
+        span.qas.add(*qas)
+
+    facts_written = _write_atomic_facts(response, parsed, facts_backend) if facts_backend is not None else 0
+    response.parsed_at = timezone.now()
+    response.parser_backend = name
+    response.save(update_fields=["tokens", "sentences", "parsed_at", "parser_backend"])
+    return {
+        "predicates": new_predicates,
+        "qas": sum(len(v) for v in qa_rows.values()),
+        "answer_spans": spans_written,
+        "atomic_facts": facts_written,
+    }
+
+
+# ------------------------------------------------------------------------------------------------ atomic facts
+
+
+def _facts_backend(project: Project) -> Any:
+    """The atomic-fact splitter, only for projects that label atomic facts."""
+    if not project.has_step(Protocol.FACT_LABELING.value):
+        return None
+    from parser import atomic_facts
+
+    return atomic_facts.get_backend(
+        getattr(settings, "ATOMIC_FACTS_BACKEND", "embedded"),
+        base_url=getattr(settings, "LLM_BASE_URL", ""),
+        api_key=getattr(settings, "LLM_API_KEY", ""),
+        model=getattr(settings, "LLM_MODEL", ""),
+    )
+
+
+def _write_atomic_facts(response: Response, parsed: ParsedText, backend: Any) -> int:
+    """Model facts per sentence; never when facts came from elsewhere (imported, human, or labeled)."""
+    facts = response.atomic_facts
+    if facts.exclude(origin=Origin.PARSER).exists() or facts.filter(
+        Q(labels__isnull=False) | Q(edited_into__isnull=False) | ~Q(kind="model")
+    ).exists():
+        return 0
+    facts.all().delete()
+    rows = []
+    for s_index, sentence_facts in enumerate(backend.split(parsed)):
+        rows.extend(
+            AtomicFact(response=response, sentence_index=s_index, text=text, origin=Origin.PARSER, kind="model", order=i)
+            for i, text in enumerate(sentence_facts)
+        )
+    AtomicFact.objects.bulk_create(rows)
+    return len(rows)
+
+
+def parse_progress(job: Job) -> dict[str, Any]:
+    """What the CLI and API show about a parse Job."""
+    return {
+        "id": job.pk,
+        "status": job.status,
+        "done": job.done,
+        "total": job.total,
+        "backend": job.params.get("backend", ""),
+        "error": job.error,
+        "result": job.result,
+    }
+
+
+def parse_responses_now(responses: Iterable[Response], backend: str | None = None) -> int:
+    """Parse the given responses in this process (tests, shell); returns how many were written."""
+    name = backend_name(backend)
+    parser = get_parser(name)
+    chunk = list(responses)
+    for response, parsed in zip(chunk, _parse_chunk(parser, chunk), strict=True):
+        with transaction.atomic():
+            write_parse(response, parsed, name)
+    return len(chunk)
