@@ -85,12 +85,19 @@ export function createAutosave({
       }
       const draft = pending
       pending = null
-      Promise.resolve()
-        .then(() => save(draft, { keepalive: true }))
-        .then(() => setStatus('saved'))
-        .catch(() => {
+      // started synchronously: during pagehide there is no later tick
+      let request
+      try {
+        request = Promise.resolve(save(draft, { keepalive: true }))
+      } catch (err) {
+        request = Promise.reject(err)
+      }
+      request.then(
+        () => setStatus('saved'),
+        () => {
           if (pending === null) pending = draft
-        })
+        },
+      )
     },
     /** Retry at once (the browser came back online). */
     retryNow() {

@@ -68,6 +68,7 @@ function joinTexts(a, b) {
   const right = b.trim()
   if (!left) return right
   if (!right) return a.trim()
+  if (/^(and|but|or|while|which|who|,)\b/i.test(right) || /^,/.test(right)) return `${left} ${right}`
   return `${left} and ${right.charAt(0).toLowerCase()}${right.slice(1)}`
 }
 

@@ -1,0 +1,21 @@
+// Small display helpers shared by the screens.
+export const pct = (v, digits = 1) => (v === null || v === undefined ? '—' : `${Number(v).toFixed(digits)}%`)
+export const num = (v, digits = 3) => (v === null || v === undefined ? '—' : Number(v).toFixed(digits))
+export const share = (v) => (v === null || v === undefined ? '—' : `${(100 * v).toFixed(1)}%`)
+export const secs = (v) => (v === null || v === undefined ? '—' : v < 90 ? `${Math.round(v)} s` : `${(v / 60).toFixed(1)} min`)
+export const when = (iso) => (iso ? new Date(iso).toLocaleString() : '—')
+
+export const PROTOCOL_STEPS = [
+  ['qa_validation', 'QA validation (expert pre-step)'],
+  ['span_coverage', 'Step 1: answer-span coverage'],
+  ['qa_support', 'Step 2: QA support'],
+  ['fact_labeling', 'Atomic-fact labeling (FActScore)'],
+  ['pairwise', 'Pairwise comparison'],
+]
+
+export const STATUS_COLORS = {
+  open: '#5b8def', complete: '#2f9e66', closed: '#8a94a6',
+  assigned: '#5b8def', submitted: '#e0a526', approved: '#2f9e66', rejected: '#d9534f', expired: '#8a94a6', returned: '#b07cc6',
+  draft: '#8a94a6', published: '#5b8def', imported: '#b07cc6',
+  unknown: '#8a94a6', valid: '#2f9e66', invalid: '#d9534f',
+}

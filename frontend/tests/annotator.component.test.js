@@ -1,0 +1,222 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
+import { flushPromises, mount } from '@vue/test-utils'
+import FactcrowdAnnotator from '../src/annotator/FactcrowdAnnotator.ce.vue'
+import { sampleUnit } from '../src/demo/sampleUnit.js'
+
+let calls
+let unit
+let submitReply
+
+function fakeFetch(url, init = {}) {
+  const method = init.method || 'GET'
+  calls.push({ url, method, body: init.body ? JSON.parse(init.body) : undefined, keepalive: init.keepalive })
+  const json = (status, body) => Promise.resolve(new Response(JSON.stringify(body), { status, headers: { 'Content-Type': 'application/json' } }))
+  if (url.endsWith('/unit')) return json(200, unit)
+  if (url.endsWith('/draft')) return json(200, { saved_at: '2026-11-30T00:00:00Z' })
+  if (url.endsWith('/submit')) return json(...submitReply)
+  return json(404, {})
+}
+
+beforeEach(() => {
+  calls = []
+  unit = sampleUnit()
+  submitReply = [200, { status: 'submitted', duplicate: false }]
+  vi.stubGlobal('fetch', vi.fn(fakeFetch))
+})
+const mounted = []
+afterEach(() => {
+  while (mounted.length) mounted.pop().unmount()
+  vi.unstubAllGlobals()
+  document.body.innerHTML = ''
+})
+
+async function mountAnnotator(props = {}) {
+  const wrapper = mount(FactcrowdAnnotator, { props: { token: 'tok', ...props }, attachTo: document.body })
+  mounted.push(wrapper)
+  await flushPromises()
+  return wrapper
+}
+async function press(key, extra = {}) {
+  window.dispatchEvent(new KeyboardEvent('keydown', { key, bubbles: true, cancelable: true, ...extra }))
+  await flushPromises()
+}
+const byTestId = (w, id) => w.findAll(`[data-testid="${id}"]`)
+const wait = (ms) => new Promise((r) => setTimeout(r, ms))
+
+describe('<factcrowd-annotator> component', () => {
+  it('starts with a focused Start button; keys label and advance; progress follows', async () => {
+    const w = await mountAnnotator()
+    const start = w.get('[data-testid="start-button"]')
+    expect(document.activeElement).toBe(start.element)
+    await press('c') // not started yet: ignored
+    expect(w.get('[data-testid="progress"]').text()).toBe('Response A · Step 1 · 0 / 6 spans')
+    await press('Enter')
+    expect(byTestId(w, 'start-button')).toHaveLength(0)
+    await press('c')
+    await press('n')
+    const spans = byTestId(w, 'span-item')
+    expect(spans[0].attributes('data-label')).toBe('true')
+    expect(spans[1].attributes('data-label')).toBe('false')
+    expect(spans[2].attributes('data-current')).toBe('true')
+    expect(w.get('[data-testid="progress"]').text()).toBe('Response A · Step 1 · 2 / 6 spans')
+    await press('u')
+    expect(byTestId(w, 'span-item')[1].attributes('data-label')).toBe('')
+    expect(byTestId(w, 'span-item')[1].attributes('data-current')).toBe('true')
+  })
+
+  it('step 2 shows QAs of an uncovered span as not supported and does not ask them', async () => {
+    const w = await mountAnnotator()
+    await press('Enter')
+    await press('c')
+    await press('n') // "from measles": not covered
+    await w.get('[data-testid="step-tab"][data-section-index="1"]').trigger('click')
+    const qas = byTestId(w, 'qa-item')
+    const derived = qas.filter((q) => q.attributes('data-derived') === 'true')
+    expect(derived).toHaveLength(1)
+    expect(derived[0].text()).toContain('How did someone die?')
+    expect(derived[0].text()).toContain('Not supported')
+    expect(derived[0].find('[data-testid="label-supported"]').exists()).toBe(false)
+    expect(w.get('[data-testid="progress"]').text()).toBe('Response A · Step 2 · 0 / 5 QAs')
+    await press('s') // QA 1
+    await press('s') // skips the derived QA
+    expect(byTestId(w, 'qa-item')[2].attributes('data-label')).toBe('true')
+    expect(byTestId(w, 'qa-item')[1].attributes('data-label')).toBe('false')
+  })
+
+  it('autosaves a draft (debounced) and restores it on reload', async () => {
+    const w = await mountAnnotator()
+    await press('Enter')
+    await press('c')
+    await press('c')
+    await wait(450)
+    const puts = calls.filter((c) => c.method === 'PUT')
+    expect(puts).toHaveLength(1)
+    expect(w.get('[data-testid="save-indicator"]').attributes('data-status')).toBe('saved')
+    expect(w.get('[data-testid="save-indicator"]').text()).toBe('Saved')
+    const draft = puts[0].body.draft
+    mounted.pop().unmount()
+
+    unit = sampleUnit({ draft })
+    const again = await mountAnnotator()
+    expect(again.get('[data-testid="start-button"]').text()).toContain('Resume')
+    await press('Enter')
+    expect(byTestId(again, 'span-item').map((s) => s.attributes('data-label')).slice(0, 3)).toEqual(['true', 'true', ''])
+    expect(byTestId(again, 'span-item')[2].attributes('data-current')).toBe('true')
+  })
+
+  it('submit jumps to the first missing item; complete work is posted, announced and sent to MTurk', async () => {
+    const formSubmit = vi.spyOn(HTMLFormElement.prototype, 'submit').mockImplementation(() => {})
+    const w = await mountAnnotator({ submitTo: 'https://workersandbox.mturk.com', assignmentId: 'A1' })
+    await press('Enter')
+    await press('c')
+    await press('Enter', { ctrlKey: true }) // submit
+    expect(w.get('[data-testid="submit-message"]').text()).toMatch(/items still need a label/)
+    expect(byTestId(w, 'span-item')[1].attributes('data-current')).toBe('true')
+    expect(calls.some((c) => c.url.endsWith('/submit'))).toBe(false)
+
+    // label everything with the buttons of the current item until the unit is complete
+    for (let guard = 0; guard < 80; guard++) {
+      const current = w.find('[data-current="true"]')
+      if (!current.exists() || w.get('[data-testid="progress-bar"]').attributes('aria-valuenow') === w.get('[data-testid="progress-bar"]').attributes('aria-valuemax')) break
+      await current.find('.label-btn').trigger('click')
+    }
+    await w.get('[data-testid="submit-button"]').trigger('click')
+    await flushPromises()
+    const post = calls.find((c) => c.url.endsWith('/submit'))
+    expect(post.url).toBe('/api/work/tok/submit')
+    expect(post.body.labels.spans).toHaveLength(11)
+    expect(post.body.labels.qas).toHaveLength(12)
+    expect(post.body.labels.pairwise).toEqual([{ aspect: 'consistency', score: 1 }])
+    expect(post.body.time_on_task_ms).toBeGreaterThanOrEqual(0)
+    expect(w.emitted('submitted')[0][0]).toEqual({ status: 'submitted', duplicate: false })
+    expect(w.get('[data-testid="submitted-message"]').text()).toContain('Submitted')
+    const form = document.querySelector('form[action$="/mturk/externalSubmit"]')
+    expect(form).not.toBeNull()
+    expect(form.querySelector('input[name="assignmentId"]').value).toBe('A1')
+    expect(formSubmit).toHaveBeenCalledTimes(1)
+    formSubmit.mockRestore()
+  })
+
+  it('shows server validation errors and stays open', async () => {
+    unit = sampleUnit({ mode: 'validation' })
+    submitReply = [400, { errors: [{ field: 'labels.validation[0].valid', message: 'required' }] }]
+    const w = await mountAnnotator()
+    await press('Enter')
+    for (let i = 0; i < 12; i++) await press('v')
+    await press('Enter', { ctrlKey: true })
+    expect(w.get('[data-testid="submit-message"]').text()).toContain('labels.validation[0].valid: required')
+    expect(byTestId(w, 'submitted-message')).toHaveLength(0)
+  })
+
+  it('preview: the unit is visible, nothing can be labeled or submitted', async () => {
+    const w = await mountAnnotator({ preview: 'true' })
+    expect(w.get('[data-testid="preview-banner"]').text()).toContain('Accept the HIT to start')
+    expect(byTestId(w, 'start-button')).toHaveLength(0)
+    expect(byTestId(w, 'span-item')).toHaveLength(6)
+    await press('Enter')
+    await press('c')
+    expect(byTestId(w, 'span-item')[0].attributes('data-label')).toBe('')
+    expect(w.get('[data-testid="submit-button"]').attributes('disabled')).toBeDefined()
+    expect(w.get('[data-testid="label-covered"]').attributes('disabled')).toBeDefined()
+    await wait(350)
+    expect(calls.filter((c) => c.method !== 'GET')).toEqual([])
+  })
+
+  it('facts: edit, split at the cursor, merge, delete from the keyboard', async () => {
+    unit = sampleUnit({ mode: 'factscore' })
+    const w = await mountAnnotator()
+    await press('Enter')
+    await press('s') // fact 1: S, cursor on fact 2
+    await press('e')
+    const input = w.get('[data-testid="fact-text-input"]')
+    expect(document.activeElement).toBe(input.element)
+    input.element.value = 'The man was 52 years old and from Ohio.'
+    await input.trigger('input')
+    input.element.setSelectionRange(24, 24)
+    await input.trigger('keydown', { key: 'Enter', shiftKey: true })
+    let texts = byTestId(w, 'fact-item').map((f) => f.find('.fact-text').text())
+    expect(texts.slice(0, 3)).toEqual(['A man died from measles.', 'The man was 52 years old', 'and from Ohio.'])
+    await press('m') // merge them back
+    texts = byTestId(w, 'fact-item').map((f) => f.find('.fact-text').text())
+    expect(texts[1]).toBe('The man was 52 years old and from Ohio.')
+    expect(byTestId(w, 'fact-item')).toHaveLength(5)
+    await press('d')
+    expect(byTestId(w, 'fact-item')).toHaveLength(4)
+    expect(byTestId(w, 'fact-item').map((f) => f.find('.fact-text').text())).not.toContain('The man was 52 years old and from Ohio.')
+    await press('u')
+    expect(byTestId(w, 'fact-item')).toHaveLength(5)
+  })
+
+  it('? opens the instructions with worked examples; Escape closes them', async () => {
+    const w = await mountAnnotator()
+    await press('Enter')
+    await press('?')
+    expect(w.get('[data-testid="instructions"]').text()).toContain('Step 1 · Span coverage')
+    expect(w.get('[data-testid="instructions"]').text()).toContain('Judge only against the reference')
+    await press('c') // keys do not label behind the dialog
+    expect(byTestId(w, 'span-item')[0].attributes('data-label')).toBe('')
+    await press('Escape')
+    expect(byTestId(w, 'instructions')).toHaveLength(0)
+  })
+})
+
+describe('the custom element', () => {
+  it('registers <factcrowd-annotator> with an open shadow root and inlined styles', async () => {
+    await import('../src/annotator/main.js')
+    const el = document.createElement('factcrowd-annotator')
+    el.setAttribute('token', 'tok')
+    el.setAttribute('api-base', '/base')
+    document.body.appendChild(el)
+    await flushPromises()
+    await flushPromises()
+    expect(el.shadowRoot).not.toBeNull()
+    expect(el.shadowRoot.mode).toBe('open')
+    expect(calls[0].url).toBe('/base/api/work/tok/unit')
+    const css = [...el.shadowRoot.querySelectorAll('style')].map((s) => s.textContent).join('\n')
+    expect(css).toContain('--fc-accent')
+    expect(el.shadowRoot.querySelector('[data-testid="start-button"]')).not.toBeNull()
+    const events = []
+    el.addEventListener('submitted', (e) => events.push(e.detail))
+    expect(events).toEqual([])
+  })
+})
