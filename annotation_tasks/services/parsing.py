@@ -56,8 +56,11 @@ def get_parser(backend: str | None = None) -> registry.ParserBackend:
     return registry.get_backend(name, **backend_options(name))
 
 
-def start_parse_job(project: Project, backend: str | None = None, user: Any = None) -> Job:
-    """Create a parse Job for every response of `project` and queue it once the transaction commits."""
+def start_parse_job(project: Project, backend: str | None = None, user: Any = None, *, queue: bool = True) -> Job:
+    """Create a parse Job for every response of `project` and queue it once the transaction commits.
+
+    queue=False leaves it for the caller to run (`parse --inline` runs it in its own process).
+    """
     name = backend_name(backend)
     if name == "t5" and not backend_options(name)["model_dir"]:
         raise ValueError("the t5 backend needs T5_MODEL_DIR (a local model directory or hub id in the cache)")
@@ -69,13 +72,30 @@ def start_parse_job(project: Project, backend: str | None = None, user: Any = No
         created_by=user if getattr(user, "is_authenticated", False) else None,
     )
 
+    if queue:
+        _queue_on_commit(job)
+    return job
+
+
+def _queue_on_commit(job: Job) -> None:
     def _queue() -> None:
         from annotation_tasks.celery_tasks import parse_responses
 
         result = parse_responses.delay(job.pk)
-        Job.objects.filter(pk=job.pk, celery_id="").update(celery_id=result.id or "")
+        Job.objects.filter(pk=job.pk).update(celery_id=result.id or "")
 
     transaction.on_commit(_queue)
+
+
+def resume_parse_job(job: Job) -> Job:
+    """Queue a failed or interrupted parse Job again; it skips the responses it already wrote."""
+    if job.kind != Job.Kind.PARSE:
+        raise ValueError(f"job {job.pk} is a {job.kind} job, not a parse job")
+    if job.status == Job.Status.DONE:
+        return job
+    Job.objects.filter(pk=job.pk).update(status=Job.Status.QUEUED, error="", finished_at=None)
+    _queue_on_commit(job)
+    job.refresh_from_db()
     return job
 
 
