@@ -21,6 +21,9 @@ describe('lexical alignment', () => {
     const text = 'A man died of measles.'
     const segs = markSegments(text, [[2, 5], [6, 10], [14, 21]], 'support')
     expect(segs.map((s) => s.text).join('')).toBe(text)
-    expect(segs.filter((s) => s.mark).map((s) => s.text)).toEqual(['man', 'died', 'measles'])
+    expect(segs.filter((s) => s.mark).map((s) => s.text)).toEqual(['man died', 'measles'])
+    const hy = 'a 52-year-old man'
+    const ws = words(hy)
+    expect(markSegments(hy, supportRanges(ws, '52 year old'), 'm').filter((s) => s.mark).map((s) => s.text)).toEqual(['52-year-old'])
   })
 })

@@ -66,10 +66,15 @@ export function markSegments(text, ranges, markClass = 'mark') {
   for (const [start, end] of ranges) {
     if (start < pos) continue
     if (start > pos) segs.push({ text: text.slice(pos, start), mark: null })
-    // glue adjacent marked words (with only whitespace between) into one segment
+    // glue marked words separated only by a space or hyphen ("52-year-old") into one segment
     const last = segs[segs.length - 1]
+    const gap = last && last.mark ? null : segs[segs.length - 1]
+    const prev = segs[segs.length - 2]
     if (last && last.mark && start === pos) last.text += text.slice(start, end)
-    else segs.push({ text: text.slice(start, end), mark: markClass })
+    else if (gap && prev && prev.mark && /^[\s\-–]{1,2}$/.test(gap.text) && !gap.text.includes('\n')) {
+      segs.pop()
+      prev.text += gap.text + text.slice(start, end)
+    } else segs.push({ text: text.slice(start, end), mark: markClass })
     pos = end
   }
   if (pos < text.length) segs.push({ text: text.slice(pos), mark: null })

@@ -65,9 +65,9 @@ export function buildModel(unit) {
           items: r.qas.map((q) => ({ key: `q${q.id}`, id: q.id, qa: q, predicate: r.predicateById.get(q.predicate_id) })) })
       }
     } else if (mode === 'factscore') {
-      sections.push({ kind: 'fact', response: r.index, step: 1, title: `${prefix(r)}Facts`, items: null })
+      sections.push({ kind: 'fact', response: r.index, step: null, title: `${prefix(r)}Facts`, items: null })
     } else if (mode === 'validation') {
-      sections.push({ kind: 'validation', response: r.index, step: 1, title: `${prefix(r)}QAs`,
+      sections.push({ kind: 'validation', response: r.index, step: null, title: `${prefix(r)}QAs`,
         items: r.qas.map((q) => ({ key: `v${q.id}`, id: q.id, qa: q, predicate: r.predicateById.get(q.predicate_id) })) })
     }
   }
