@@ -31,9 +31,10 @@ DEFAULT_PUBLISH_RATE = 5.0  # platform calls per second while publishing many un
 class RateLimiter:
     """At most `rate` calls per second (evenly spaced): MTurk throttles bursts of CreateHIT calls."""
 
-    def __init__(self, rate: float, clock: Callable[[], float] = time.monotonic, sleep=time.sleep) -> None:
+    def __init__(self, rate: float, clock: Callable[[], float] | None = None,
+                 sleep: Callable[[float], None] | None = None) -> None:
         self.interval = 1.0 / rate if rate and rate > 0 else 0.0
-        self._clock, self._sleep = clock, sleep
+        self._clock, self._sleep = clock or time.monotonic, sleep or time.sleep
         self._next = 0.0
         self._lock = threading.Lock()
 
@@ -77,6 +78,7 @@ def publish_batch(
     confirm: Callable[[CostEstimate, Decimal | None], bool] | None = None,
     check_balance: bool = True,
     rate_per_second: float | None = None,
+    limiter: RateLimiter | None = None,
     **options,
 ) -> PublishResult:
     """Publish the batch's unpublished units; returns what was published (resumes after a partial run).
@@ -109,8 +111,9 @@ def publish_batch(
     }
     batch.save(update_fields=["provider", "settings"])
 
-    limiter = RateLimiter(rate_per_second if rate_per_second is not None else getattr(
-        settings, "CROWD_PUBLISH_RATE", DEFAULT_PUBLISH_RATE))
+    limiter = limiter or RateLimiter(
+        rate_per_second if rate_per_second is not None else getattr(settings, "CROWD_PUBLISH_RATE", DEFAULT_PUBLISH_RATE)
+    )
     for unit in pending:
         limiter.wait()
         (ref,) = provider.publish(batch, [unit], reward=reward, assignments_per_unit=assignments_per_unit, **options)
