@@ -2,7 +2,7 @@
 from django.contrib.auth import views as auth_views
 from django.urls import include, path
 
-from annotation_tasks import pages
+from annotation_tasks import dashboard_views, pages
 
 urlpatterns: list = [
     path("api/", include("annotation_tasks.api.urls")),
@@ -11,5 +11,12 @@ urlpatterns: list = [
     path("work/<str:token>/", pages.work_page, name="work-page"),
     path("invite/<str:token>/", pages.invite, name="invite"),
     path("annotate/<int:project_id>/", pages.annotate, name="annotate"),
-    path("accounts/login/", auth_views.LoginView.as_view(template_name="annotation_tasks/login.html"), name="login"),
+    path(
+        "accounts/login/",
+        auth_views.LoginView.as_view(template_name="annotation_tasks/login.html", next_page="/"),
+        name="login",
+    ),
+    path("accounts/logout/", auth_views.LogoutView.as_view(next_page="/accounts/login/"), name="logout"),
+    # The researcher dashboard (Vue app over the REST API); login required.
+    path("", dashboard_views.dashboard, name="dashboard"),
 ]
