@@ -25,3 +25,37 @@ def parse_responses(job_id: int) -> str:
     from annotation_tasks.services.parsing import run_parse_job
 
     return run_parse_job(job_id).status
+
+
+@shared_task(name="annotation_tasks.sync_open_batches")
+def sync_open_batches() -> dict:
+    """Beat job: pull every published batch's submissions from its platform, then apply its approval policy."""
+    from annotation_tasks.services.publishing import sync_open_batches as run
+
+    return {str(k): v for k, v in run().items()}
+
+
+@shared_task(name="annotation_tasks.approve_batch", bind=True, max_retries=5, default_retry_delay=60)
+def approve_batch(self, batch_id: int) -> dict:
+    """Apply a batch's approval policy now; a platform failure retries later (decisions are idempotent)."""
+    from annotation_tasks.crowd import ProviderError
+    from annotation_tasks.models import Batch
+    from annotation_tasks.services.quality import apply_approval_policy
+
+    try:
+        return apply_approval_policy(Batch.objects.get(pk=batch_id))
+    except ProviderError as exc:
+        raise self.retry(exc=exc) from exc
+
+
+@shared_task(name="annotation_tasks.pay_bonus", bind=True, max_retries=5, default_retry_delay=60)
+def pay_bonus(self, assignment_id: int, amount: str, reason: str, key: str = "") -> int:
+    """Pay one bonus; retries reuse the same request token, so a bonus is never paid twice."""
+    from annotation_tasks.crowd import ProviderError
+    from annotation_tasks.models import Assignment
+    from annotation_tasks.services.quality import pay_bonus as pay
+
+    try:
+        return pay(Assignment.objects.get(pk=assignment_id), amount, reason, key=key).pk
+    except ProviderError as exc:
+        raise self.retry(exc=exc) from exc
