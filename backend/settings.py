@@ -83,6 +83,7 @@ USE_TZ = True
 
 STATIC_URL = "/static/"
 STATIC_ROOT = VAR_DIR / "static"
+STATIC_ROOT.mkdir(parents=True, exist_ok=True)  # whitenoise warns on a missing folder
 
 # Crowd platforms frame the unit page: only their origins may (CSP frame-ancestors).
 X_FRAME_OPTIONS = "DENY"
