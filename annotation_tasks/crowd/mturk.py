@@ -73,12 +73,14 @@ class MTurkProvider(CrowdProvider):
         *,
         endpoint_url: str | None = None,
         production: bool | None = None,
+        sandbox: bool = False,
         client=None,
         max_attempts: int = 10,
         aws_access_key_id: str | None = None,
         aws_secret_access_key: str | None = None,
     ) -> None:
-        self.production = settings.MTURK_PRODUCTION if production is None else production
+        # --sandbox wins over everything: a dry run must never reach production by accident.
+        self.production = False if sandbox else (settings.MTURK_PRODUCTION if production is None else production)
         self.endpoint_url = (
             endpoint_url
             or settings.MTURK_ENDPOINT_URL

@@ -61,7 +61,10 @@ class ProlificProvider(CrowdProvider):
         fee_rate: Decimal | str | None = None,
         currency: str | None = None,
         session: requests.Session | None = None,
+        sandbox: bool = False,
     ) -> None:
+        if sandbox:
+            raise ProviderError("Prolific has no sandbox; test with a small study, or against a fake API_URL")
         self.api_url = (api_url or settings.PROLIFIC_API_URL).rstrip("/")
         self.token = token or settings.PROLIFIC_API_TOKEN
         self.workspace_id = workspace_id or getattr(settings, "PROLIFIC_WORKSPACE_ID", "")

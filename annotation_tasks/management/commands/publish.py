@@ -1,0 +1,89 @@
+"""publish --project NAME --provider local|mturk|prolific --units N --assignments 3 --reward 1.50 [--sandbox] [--yes]"""
+from __future__ import annotations
+
+from decimal import Decimal, InvalidOperation
+
+from django.core.management.base import BaseCommand, CommandError
+
+from annotation_tasks.crowd import ProviderError, available_providers, get_provider
+from annotation_tasks.management.commands._crowd import project_named
+from annotation_tasks.models import Batch
+from annotation_tasks.services import publishing
+
+
+class Command(BaseCommand):
+    help = "Compose units into a batch and publish it on a crowd platform (prints the cost and asks first)."
+
+    def add_arguments(self, parser) -> None:
+        parser.add_argument("--project", required=True)
+        parser.add_argument("--provider", choices=available_providers(), default=None)
+        parser.add_argument("--batch", help="batch name (default: a new one); an existing batch resumes publishing")
+        parser.add_argument("--units", type=int, help="at most this many new units (one per unused source)")
+        parser.add_argument("--assignments", type=int, default=3)
+        parser.add_argument("--reward", required=True, help="per assignment, e.g. 1.50")
+        parser.add_argument("--sandbox", action="store_true", help="use the platform's sandbox (MTurk)")
+        parser.add_argument("--yes", action="store_true", help="do not ask before spending")
+        parser.add_argument("--title")
+        parser.add_argument("--description")
+        parser.add_argument("--min-approval-rate", type=int)
+        parser.add_argument("--min-approved-hits", type=int)
+        parser.add_argument("--locale", action="append", dest="locales", help="e.g. US or US-CA; repeatable")
+        parser.add_argument("--qualification", action="append", default=[],
+                            help="our own qualification a worker must hold (controlled crowdsourcing); repeatable")
+        parser.add_argument("--rate", type=float, help="platform calls per second while publishing")
+
+    def handle(self, *args, **opts) -> None:
+        from django.conf import settings
+
+        project = project_named(opts["project"])
+        try:
+            reward = Decimal(opts["reward"])
+        except InvalidOperation as exc:
+            raise CommandError(f"--reward {opts['reward']!r} is not an amount") from exc
+        provider_name = opts["provider"] or settings.CROWD_DEFAULT_PROVIDER
+        batch = Batch.objects.filter(project=project, name=opts["batch"]).first() if opts["batch"] else None
+        if batch is None:
+            batch = publishing.new_batch(
+                project, name=opts["batch"], provider_name=provider_name, units=opts["units"],
+                assignments_per_unit=opts["assignments"],
+            )
+        if not batch.units.exists():
+            batch.delete()
+            raise CommandError("no units to publish: every source of the project is already in a batch")
+        options = {
+            k: v for k, v in {
+                "title": opts["title"], "description": opts["description"],
+                "min_approval_rate": opts["min_approval_rate"], "min_approved_hits": opts["min_approved_hits"],
+                "locales": opts["locales"],
+                "qualifications": {q: 1 for q in opts["qualification"]} or None,
+            }.items() if v is not None
+        }
+        provider = get_provider(provider_name, **({"sandbox": True} if opts["sandbox"] else {}))
+
+        def confirm(estimate, balance) -> bool:
+            self.stdout.write(f"batch {batch.name} (id {batch.pk}) on {provider_name}: {estimate.describe()}")
+            if balance is not None:
+                self.stdout.write(f"balance: {balance} {estimate.currency}")
+            if opts["yes"]:
+                return True
+            return input("Publish and spend this? [y/N] ").strip().lower() in ("y", "yes")
+
+        try:
+            result = publishing.publish_batch(
+                batch, reward=reward, assignments_per_unit=opts["assignments"], provider=provider, confirm=confirm,
+                rate_per_second=opts["rate"], **options,
+            )
+        except ProviderError as exc:
+            raise CommandError(str(exc)) from exc
+        if not result.confirmed:
+            self.stdout.write("not published (nothing was spent); the batch stays a draft")
+            return
+        self.stdout.write(
+            f"published {len(result.published)} units ({result.already_published} were already published) "
+            f"in batch {batch.name} (id {batch.pk})"
+        )
+        for unit in result.published[:3]:
+            try:
+                self.stdout.write(f"  preview: {provider.preview_url(unit)}")
+            except ProviderError:
+                pass
