@@ -10,7 +10,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response as HttpResponse
 
 from annotation_tasks.api.base import ResearcherScopedMixin
-from annotation_tasks.api.filters import Present
+from annotation_tasks.api.filters import NonZero, Present
 from annotation_tasks.api.serializers import (
     AnswerSpanSerializer,
     AtomicFactSerializer,
@@ -43,6 +43,7 @@ class ResponseViewSet(ResearcherScopedMixin, viewsets.ReadOnlyModelViewSet):
         "source": ("source_id", int),
         "system": ("system", str),
         "parsed": ("parsed_at", Present),
+        "has_qas": ("qa_count", NonZero),
     }
     search_fields = ["external_id", "text", "system"]
     ordering_fields = ["id", "external_id", "system"]

@@ -28,8 +28,12 @@ class Present:
     """Filter kind: `?param=true` keeps rows where the field is set (`lookup` names the field)."""
 
 
-_CASTS: dict[type, Callable[[str], Any]] = {int: int, str: str, bool: _as_bool, Present: _as_bool}
-_SCHEMA_TYPES = {int: "integer", str: "string", bool: "boolean", Present: "boolean"}
+class NonZero:
+    """Filter kind: `?param=true` keeps rows whose annotated count `lookup` is above zero (false: zero)."""
+
+
+_CASTS: dict[type, Callable[[str], Any]] = {int: int, str: str, bool: _as_bool, Present: _as_bool, NonZero: _as_bool}
+_SCHEMA_TYPES = {int: "integer", str: "string", bool: "boolean", Present: "boolean", NonZero: "boolean"}
 
 
 class FieldFilterBackend(BaseFilterBackend):
@@ -43,6 +47,8 @@ class FieldFilterBackend(BaseFilterBackend):
             try:
                 if kind is Present:
                     queryset = queryset.filter(**{f"{lookup}__isnull": not _as_bool(raw)})
+                elif kind is NonZero:
+                    queryset = queryset.filter(**({f"{lookup}__gt": 0} if _as_bool(raw) else {lookup: 0}))
                 elif "," in raw and kind is not bool:
                     values = [_CASTS[kind](part) for part in raw.split(",") if part]
                     queryset = queryset.filter(**{f"{lookup}__in": values})

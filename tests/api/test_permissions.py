@@ -182,5 +182,7 @@ def test_filters_and_pagination(world, as_user):
     assert page["count"] == 2 and len(page["results"]) == 1 and page["next"]
     assert client.get("/api/responses/", {"parsed": "true"}).json()["count"] == 0
     assert client.get("/api/responses/", {"parsed": "false"}).json()["count"] == 1
+    assert client.get("/api/responses/", {"has_qas": "true"}).json()["count"] == 1
+    assert client.get("/api/responses/", {"has_qas": "false"}).json()["count"] == 0
     Assignment.objects.filter(pk=world.own_assignment.pk).update(status="approved")
     assert client.get("/api/assignments/", {"status": "approved"}).json()["count"] == 1
