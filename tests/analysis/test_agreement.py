@@ -136,3 +136,8 @@ def test_release_dev_figures() -> None:
     for dataset, (qa_kappa, span_kappa) in published.items():
         assert round(rows[("qa", dataset)]["fleiss_kappa"], 3) == qa_kappa
         assert round(rows[("span", dataset)]["fleiss_kappa"], 3) == span_kappa
+
+
+def test_fleiss_with_varying_raters_by_hand() -> None:
+    # P_i = 1, 0, 1 (n_i = 2, 2, 3) -> mean 2/3; p = (6/7, 1/7) -> Pe = 37/49; kappa = -13/36.
+    assert fleiss_kappa(np.array([[2, 0], [1, 1], [3, 0]])) == pytest.approx(-13 / 36)

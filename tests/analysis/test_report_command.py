@@ -48,6 +48,11 @@ def test_qasem_release_report_reproduces_published_kappas() -> None:
     dev, test = by_split[("qa", "dev")], by_split[("qa", "test")]
     assert dev["n_items"] + test["n_items"] == 1542 and dev["n_items"] > 0 and test["n_items"] > 0
 
+    by_system = _report("--project", "qasem", "--by", "system")
+    systems = {r["system"] for r in by_system["consistency"]}
+    assert {"bart", "pegasus", "ChatGPT", "InstructGPT"} <= systems
+    assert {r["group"] for r in by_system["agreement"] if r["level"] == "qa"} >= {None, "bart", "pegasus"}
+
     text = StringIO()
     call_command("report", "--project", "qasem", stdout=text)
     assert "0.739" in text.getvalue() and "0.782" in text.getvalue()
