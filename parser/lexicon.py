@@ -94,6 +94,11 @@ def verb_forms(stem: str) -> VerbForms:
     return by_stem.get(stem) or _regular_forms(stem)
 
 
+def candidate_stems(form: str) -> tuple[str, ...]:
+    """Every known verb `form` can inflect (empty when the table does not know the form)."""
+    return _inflection_table()[1].get(form.lower(), ())
+
+
 def is_known_verb(stem: str) -> bool:
     return stem.lower() in _inflection_table()[0]
 

@@ -77,15 +77,13 @@ def _aux_class(aux: str) -> str:
 
 @lru_cache(maxsize=65536)
 def _inflections_of(word: str) -> frozenset[str]:
-    """Which inflection names `word` can be, over every verb it may belong to."""
-    stem = lexicon.verb_stem(word)
+    """Which inflection names `word` can be, over every verb it may belong to (unknown verbs: regular rules)."""
+    stems = set(lexicon.candidate_stems(word)) or {lexicon.verb_stem(word)}
     names = set()
     if word in lexicon.ALTERNATE_PARTICIPLES:
         names.add("past_participle")
-    for candidate in {stem, word}:
-        forms = lexicon.verb_forms(candidate)
-        if not (lexicon.is_known_verb(candidate) or candidate in slot_vocabulary()["verb"] or candidate == stem):
-            continue
+    for stem in stems:
+        forms = lexicon.verb_forms(stem)
         for name in ("stem", "present3", "present_participle", "past", "past_participle"):
             if getattr(forms, name) == word:
                 names.add(name)

@@ -18,7 +18,7 @@ from parser.types import Answer, PredicateFrame, QAPair
 
 EMPTY = "_"
 PUNCT_TAGS = frozenset({",", ".", ":", "``", "''", "-LRB-", "-RRB-", "HYPH", "NFP", '"', "$"}) - {"$"}
-EDGE_DEPS = frozenset({"cc", "punct", "mark", "preconj"})
+EDGE_DEPS = frozenset({"cc", "punct", "preconj"})
 VERB_TAGS = frozenset({"VB", "VBD", "VBG", "VBN", "VBP", "VBZ"})
 NOUN_TAGS = frozenset({"NN", "NNS"})
 SUBJ_DEPS = frozenset({"nsubj", "nsubjpass", "csubj", "csubjpass"})
@@ -305,6 +305,7 @@ def find_subject(v: SpacyToken, depth: int = 0) -> tuple[tuple[int, int], SpacyT
 def verbal_arguments(v: SpacyToken) -> tuple[list[Arg], bool]:
     """The arguments of a verb, and whether it has a direct object (the questions mention it then)."""
     args: list[Arg] = []
+    doc = v.doc
     subj = find_subject(v)
     if subj is not None and subj[0][0] < subj[0][1] and not (subj[0][0] <= v.i < subj[0][1]):
         args.append(Arg("subj", subj[0], subj[1]))
@@ -327,8 +328,10 @@ def verbal_arguments(v: SpacyToken) -> tuple[list[Arg], bool]:
                 args.append(Arg("prep", subtree_span(pobj), pobj, core_wh(pobj), low))
             else:
                 args.append(Arg("obj2", subtree_span(c), c, core_wh(c), "to"))
-        elif dep in {"ccomp", "csubj"} and dep != "csubj":
+        elif dep == "ccomp":
             span = subtree_span(c)
+            if span[0] < span[1] and doc[span[0]].dep_ == "mark" and doc[span[0]].lower_ in {"that", "whether", "if"}:
+                span = (span[0] + 1, span[1])
             if span[0] < span[1] and not (span[0] <= v.i < span[1]):
                 args.append(Arg("obj", span, None, "what"))
                 has_obj = True
@@ -661,5 +664,7 @@ def frames_for(
         elif nominal and predicates is None:
             verb = nominal_verb(tok)
             if verb is not None:
-                frames.append(nominal_frame(tok, verb, offset, sentence_index))
+                frame = nominal_frame(tok, verb, offset, sentence_index)
+                if frame.qas:  # a detected noun with no argument is most often not eventive
+                    frames.append(frame)
     return frames

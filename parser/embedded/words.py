@@ -16,12 +16,11 @@ PERSON_NOUNS = frozenset(
     spokesperson author authors actor actress actors actresses artist artists scientist scientists researcher
     researchers expert experts king queen prince princess father mother son daughter brother sister wife husband
     parents parent friend friends fan fans player players coach team crew staff worker workers employee employees
-    government company group party committee council court judge judges lawyer lawyers attorney prosecutors
+    government group party committee council court judge judges lawyer lawyers attorney prosecutors
     prosecutor protesters protester demonstrators militants rebels gunmen gunman attacker attackers candidate
     candidates voter voters driver drivers passenger passengers pilot pilots governor mayor senator senators
     chairman ceo director directors manager managers owner owners founder winner winners champion opponent opponents
-    authorities administration organization organisation union army navy military agency ministry department
-    company firm companies bank""".split()
+    authorities administration organization organisation union army navy military agency ministry department""".split()
 )
 TIME_NOUNS = frozenset(
     """time times year years month months week weeks day days hour hours minute minutes second seconds morning
