@@ -126,6 +126,9 @@ def main() -> None:
     print(f"labels: {len(labels):,}  items: {row['n_items']:,}  workers: {result['n_workers']}")
     print(f"fleiss_kappa: {row['fleiss_kappa']:.4f}  krippendorff_alpha: {row['krippendorff_alpha']:.4f}  "
           f"unanimous: {row['percent_unanimous']:.2f}%")
+    # Sanity: each label matches a 50/50 truth with p = 0.8, so pairwise agreement is 0.8² + 0.2² = 0.68
+    # against chance 0.5: kappa ≈ (0.68 - 0.5) / 0.5 = 0.36; unanimity ≈ 0.8³ + 0.2³ = 52%.
+    print("expected (by hand): kappa ≈ 0.360, unanimous ≈ 52.0%")
     print(f"analysis seconds: {seconds:.3f}  (target < 3)")
     print(f"majority with vote lists (exporter path, not in the report): {votes_seconds:.3f} s, {len(with_votes):,} items")
     print(f"peak RSS MiB: {peak_mib:.0f}  (target < 1024, includes building the input frame)")
