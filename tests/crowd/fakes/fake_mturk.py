@@ -7,18 +7,22 @@ names the existing object, can inject ThrottlingException, and also serves the w
 """
 from __future__ import annotations
 
+import html
 import json
 import random
+import re
 import string
 import threading
 import time
 from decimal import Decimal
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from urllib.parse import parse_qs, urlparse
+from urllib.parse import parse_qs, urlencode, urlparse
+from xml.etree import ElementTree
 
 from annotation_tasks.crowd.mturk_xml import answer_xml
 
 TARGET_PREFIX = "MTurkRequesterServiceV20170117."
+PREVIEW = "ASSIGNMENT_ID_NOT_AVAILABLE"
 
 
 class FakeError(Exception):
@@ -66,6 +70,22 @@ class FakeMTurk:
                 self.send_header("Access-Control-Allow-Origin", "*")
                 self.end_headers()
                 self.wfile.write(body)
+
+            def do_GET(self) -> None:  # noqa: N802
+                """The worker site: /hit/<assignment id> frames the HIT's ExternalURL as MTurk does."""
+                match = re.fullmatch(r"/hit/([A-Za-z0-9_-]+)", urlparse(self.path).path)
+                try:
+                    url = fake.worker_url(match.group(1)) if match else None
+                except KeyError:
+                    url = None
+                if url is None:
+                    self._send(404, b"not found", "text/plain")
+                    return
+                page = (
+                    "<!doctype html><title>HIT</title>"
+                    f'<iframe id="hit" src="{html.escape(url)}" width="1200" height="860"></iframe>'
+                )
+                self._send(200, page.encode(), "text/html; charset=utf-8")
 
             def do_POST(self) -> None:  # noqa: N802
                 length = int(self.headers.get("Content-Length") or 0)
@@ -127,6 +147,20 @@ class FakeMTurk:
                 raise FakeError("RequestError", "externalSubmit needs a known assignmentId and one more field")
             a = self.assignments[aid]
             a.update(AssignmentStatus="Submitted", SubmitTime=time.time(), Answer=answer_xml(fields))
+
+    def worker_url(self, assignment_id: str) -> str:
+        """The URL MTurk opens in its iframe: the ExternalURL plus assignmentId, hitId, workerId, turkSubmitTo."""
+        with self.lock:
+            if assignment_id == PREVIEW:
+                raise KeyError(assignment_id)
+            a = self.assignments[assignment_id]
+            return self.external_url(a["HITId"], assignmentId=assignment_id, hitId=a["HITId"],
+                                     workerId=a["WorkerId"], turkSubmitTo=self.url)
+
+    def external_url(self, hit_id: str, **params: str) -> str:
+        root = ElementTree.fromstring(self.hits[hit_id]["Question"])
+        url = next(el.text for el in root.iter() if el.tag.endswith("ExternalURL"))
+        return url + ("&" if "?" in url else "?") + urlencode(params)
 
     def submit(self, hit_id: str, worker_id: str, answers: dict[str, str] | None = None) -> str:
         aid = self.accept(hit_id, worker_id)
