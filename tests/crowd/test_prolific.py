@@ -1,0 +1,86 @@
+"""Prolific provider against the fake API: study shape, paging, 429 retries, review rules, groups."""
+from __future__ import annotations
+
+from decimal import Decimal
+from urllib.parse import parse_qs, urlparse
+
+import pytest
+
+from annotation_tasks.crowd import ProviderError, get_provider
+from annotation_tasks.crowd.prolific import completion_code
+from annotation_tasks.models import Assignment, Worker
+from annotation_tasks.services import publishing, quality
+from tests.crowd.conftest import make_units
+
+pytestmark = pytest.mark.django_db
+
+
+def test_study_carries_placeholders_code_places_reward_and_blocklist(fake_prolific):
+    batch, units = make_units(1, provider="prolific")
+    publishing.publish_batch(batch, reward="1.25", assignments_per_unit=3, qualifications={"trained": 1})
+    units[0].refresh_from_db()
+    study = fake_prolific.studies[units[0].provider_ref]
+    url = study["external_study_url"]
+    assert url.startswith("https://factcrowd.example.org/work/unit/")
+    assert "PROLIFIC_PID={{%PROLIFIC_PID%}}&STUDY_ID={{%STUDY_ID%}}&SESSION_ID={{%SESSION_ID%}}" in url
+    assert study["completion_codes"][0]["code"] == completion_code(units[0].pk)
+    assert (study["total_available_places"], study["reward"], study["status"]) == (3, 125, "ACTIVE")
+    assert {f["filter_id"] for f in study["filters"]} == {"participant_group_blocklist", "participant_group_allowlist"}
+
+
+def test_parse_entry_gives_the_completion_redirect(fake_prolific):
+    batch, units = make_units(1, provider="prolific")
+    publishing.publish_batch(batch, reward="1", assignments_per_unit=1)
+    units[0].refresh_from_db()
+    started = fake_prolific.start_submission(units[0].provider_ref, "PID-9")
+    query = {k: v[0] for k, v in parse_qs(urlparse(started["url"]).query).items()}
+    ctx = get_provider("prolific").parse_entry(query)
+    assert (ctx.worker_external_id, ctx.provider_assignment_id) == ("PID-9", started["id"])
+    assert parse_qs(urlparse(ctx.completion_url).query)["cc"] == [completion_code(units[0].pk)]
+    assert get_provider("mturk").parse_entry(query) is None and get_provider("local").parse_entry(query) is None
+
+
+def test_paging_and_429_retries(fake_prolific):
+    batch, units = make_units(1, provider="prolific")
+    publishing.publish_batch(batch, reward="0.5", assignments_per_unit=5)
+    units[0].refresh_from_db()
+    for i in range(5):
+        fake_prolific.start_submission(units[0].provider_ref, f"P{i}")
+    for _ in range(5):
+        fake_prolific.complete_by_code(completion_code(units[0].pk))
+    fake_prolific.too_many_next = 2
+    records = list(get_provider("prolific").list_submissions(batch))
+    assert sorted(r.worker_external_id for r in records) == [f"P{i}" for i in range(5)]
+    pages = [p for m, p in fake_prolific.requests if p.endswith("/submissions/")]
+    assert len(pages) == 2 + 3  # two throttled answers retried, then three pages of two
+
+
+def test_reject_pads_feedback_to_prolifics_minimum_and_balance_is_read(fake_prolific):
+    batch, units = make_units(1, provider="prolific")
+    publishing.publish_batch(batch, reward="0.5", assignments_per_unit=1)
+    units[0].refresh_from_db()
+    started = fake_prolific.start_submission(units[0].provider_ref, "P-R")
+    fake_prolific.complete_by_code(completion_code(units[0].pk))
+    publishing.sync_batch(batch)
+    a = Assignment.objects.get()
+    quality.reject(a, "Too fast.")
+    assert fake_prolific.submissions[started["id"]]["status"] == "REJECTED"
+    assert get_provider("prolific").account_balance() == Decimal(fake_prolific.balance_cents) / 100
+
+
+def test_blocked_participants_cannot_start_new_studies(fake_prolific):
+    worker = Worker.objects.create(provider="prolific", external_id="SPAMMER")
+    quality.block(worker, "bot answers")
+    batch, units = make_units(1, provider="prolific")
+    publishing.publish_batch(batch, reward="0.5", assignments_per_unit=1)
+    units[0].refresh_from_db()
+    with pytest.raises(ValueError, match="blocked"):
+        fake_prolific.start_submission(units[0].provider_ref, "SPAMMER")
+
+
+def test_errors_surface_as_provider_errors(fake_prolific, settings):
+    settings.PROLIFIC_API_TOKEN = "wrong"
+    with pytest.raises(ProviderError, match="401"):
+        get_provider("prolific").account_balance()
+    with pytest.raises(ProviderError, match="no sandbox"):
+        get_provider("prolific", sandbox=True)
