@@ -12,12 +12,16 @@ function fakeFetch(url, init = {}) {
   calls.push({ url, method, body: init.body ? JSON.parse(init.body) : undefined, keepalive: init.keepalive })
   const json = (status, body) => Promise.resolve(new Response(JSON.stringify(body), { status, headers: { 'Content-Type': 'application/json' } }))
   if (url.endsWith('/unit')) return json(200, unit)
+  if (url.endsWith('/draft') && failDrafts) return Promise.reject(new TypeError('Failed to fetch'))
   if (url.endsWith('/draft')) return json(200, { saved_at: '2026-11-30T00:00:00Z' })
   if (url.endsWith('/submit')) return json(...submitReply)
   return json(404, {})
 }
 
+let failDrafts
 beforeEach(() => {
+  failDrafts = false
+  localStorage.clear()
   calls = []
   unit = sampleUnit()
   submitReply = [200, { status: 'submitted', duplicate: false }]
@@ -102,6 +106,24 @@ describe('<factcrowd-annotator> component', () => {
     await press('Enter')
     expect(byTestId(again, 'span-item').map((s) => s.attributes('data-label')).slice(0, 3)).toEqual(['true', 'true', ''])
     expect(byTestId(again, 'span-item')[2].attributes('data-current')).toBe('true')
+  })
+
+  it('offline: says so, and a reload restores the changes the server never got from a local copy', async () => {
+    failDrafts = true
+    const w = await mountAnnotator()
+    await press('Enter')
+    await press('n')
+    await wait(400)
+    expect(w.get('[data-testid="save-indicator"]').text()).toBe('Offline — will retry')
+    mounted.pop().unmount()
+
+    failDrafts = false
+    const again = await mountAnnotator() // server still has no draft
+    expect(byTestId(again, 'span-item')[0].attributes('data-label')).toBe('false')
+    await wait(400)
+    const put = calls.filter((c) => c.method === 'PUT' && !c.keepalive).at(-1)
+    expect(put.body.draft.labels.spans).toEqual({ [unit.responses[0].spans[0].id]: false })
+    expect(localStorage.length).toBe(0) // acknowledged: the local copy is gone
   })
 
   it('submit jumps to the first missing item; complete work is posted, announced and sent to MTurk', async () => {
