@@ -190,7 +190,9 @@ def write_parse(response: Response, parsed: ParsedText, name: str, facts_backend
         response.sentences = parsed.sentence_rows()
 
     predicates = {p.token_index: p for p in response.predicates.all()}
-    kept = {(q.predicate_id, q.question.lower(), q.answer_start, q.answer_end) for q in response.qas.filter(id__in=kept_ids)}
+    # an argument a kept QA already covers (same predicate, same span) is not asked again: a person's edit of
+    # the question must not bring the parser's original back beside it
+    kept = {(q.predicate_id, q.answer_start, q.answer_end) for q in response.qas.filter(id__in=kept_ids)}
     order = (max(response.qas.values_list("order", flat=True), default=-1) or 0) + 1
     qa_rows: dict[tuple[int, int], list[QA]] = {}
     new_predicates = 0
@@ -212,7 +214,7 @@ def write_parse(response: Response, parsed: ParsedText, name: str, facts_backend
         for q_index, qa in enumerate(frame.qas):
             rows = []
             for answer in qa.answers:
-                key = (predicate.pk, qa.question.lower(), answer.start, answer.end)
+                key = (predicate.pk, answer.start, answer.end)
                 if key in kept or answer.end <= answer.start:
                     continue
                 kept.add(key)
