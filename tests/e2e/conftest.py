@@ -15,6 +15,12 @@ import pytest
 # Playwright's sync API runs an event loop in this thread; Django's async-unsafe guard would refuse ORM calls.
 os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
 
+# Django's development server listens with a backlog of 10; a burst of simultaneous annotators (the concurrency
+# test) would see connection resets from the kernel before our code runs. Production servers set their own.
+from django.core.servers import basehttp  # noqa: E402
+
+basehttp.WSGIServer.request_queue_size = 128
+
 REPO = Path(__file__).resolve().parents[2]
 ELEMENT_JS = REPO / "annotation_tasks" / "static" / "annotation_tasks" / "dist" / "factcrowd-annotator.js"
 CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
