@@ -98,6 +98,16 @@ describe('labeling and navigation', () => {
     S.move(model, state, 1000)
     expect(state.cursor.section).toBe(model.sections.length - 1)
   })
+  it('progress line of the current step', () => {
+    const { model, state } = setup()
+    expect(S.progressLabel(model, state)).toBe('Response A · Step 1 · 0 / 6 spans')
+    S.label(model, state, true)
+    expect(S.progressLabel(model, state)).toBe('Response A · Step 1 · 1 / 6 spans')
+    S.goToSection(model, state, 4)
+    expect(S.progressLabel(model, state)).toBe('0 / 1 comparisons')
+    const fs = setup({ mode: 'factscore' })
+    expect(S.progressLabel(fs.model, fs.state)).toBe('Response A · 0 / 5 facts')
+  })
   it('goToSection lands on the first unlabeled item', () => {
     const { model, state } = setup()
     S.label(model, state, true)

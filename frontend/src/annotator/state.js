@@ -266,6 +266,16 @@ export function progress(model, state) {
   return { sections, done, total, complete: done === total }
 }
 
+/** The progress line of the current step, e.g. "Response A · Step 1 · 7 / 12 spans". */
+export function progressLabel(model, state) {
+  const section = model.sections[state.cursor.section]
+  if (!section) return ''
+  const { done, total } = sectionProgress(model, state, section.index)
+  const who = section.response != null && model.responses.length > 1 ? `${model.responses[section.response].label} · ` : ''
+  const step = section.step ? `Step ${section.step} · ` : ''
+  return `${who}${step}${done} / ${total} ${KIND_NOUN[section.kind]}`
+}
+
 function describe(model, section, item, i) {
   const where = section.response == null ? section.title : `${model.responses[section.response].label}`
   switch (section.kind) {
