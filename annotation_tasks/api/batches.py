@@ -4,6 +4,7 @@ from __future__ import annotations
 from decimal import Decimal, InvalidOperation
 
 from django.db.models import Count, Prefetch
+from django.urls import reverse
 from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
 from rest_framework import mixins, serializers, status, viewsets
 from rest_framework.decorators import action
@@ -20,7 +21,7 @@ from annotation_tasks.api.serializers import (
     PublishSerializer,
     UnitSerializer,
 )
-from annotation_tasks.crowd import ProviderError, get_provider
+from annotation_tasks.crowd import ProviderError
 from annotation_tasks.models import Assignment, Batch, Unit
 
 
@@ -183,7 +184,7 @@ class UnitViewSet(ResearcherScopedMixin, viewsets.ReadOnlyModelViewSet):
 
     @extend_schema(responses=inline_serializer("UnitPreview", {
         "payload": serializers.DictField(help_text="What the element receives from GET /api/work/<token>/unit."),
-        "preview_url": serializers.CharField(help_text="The unit page in preview mode, as a platform frames it."),
+        "preview_url": serializers.CharField(help_text="The worker's unit page in preview mode (researchers only)."),
     }))
     @action(detail=True, methods=["get"], pagination_class=None, filter_backends=[])
     def preview(self, request: Request, pk: str | None = None) -> Response:
@@ -191,4 +192,4 @@ class UnitViewSet(ResearcherScopedMixin, viewsets.ReadOnlyModelViewSet):
         unit = self.get_object()
         from annotation_tasks.services import work
 
-        return Response({"payload": work.preview_payload(unit), "preview_url": get_provider("local").preview_url(unit)})
+        return Response({"payload": work.preview_payload(unit), "preview_url": reverse("unit-preview", args=[unit.pk])})
