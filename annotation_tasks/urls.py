@@ -19,4 +19,5 @@ urlpatterns: list = [
     path("accounts/logout/", auth_views.LogoutView.as_view(next_page="/accounts/login/"), name="logout"),
     # The researcher dashboard (Vue app over the REST API); login required.
     path("", dashboard_views.dashboard, name="dashboard"),
+    path("preview/unit/<int:unit_id>/", dashboard_views.unit_preview, name="unit-preview"),
 ]
