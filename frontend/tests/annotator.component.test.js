@@ -87,6 +87,24 @@ describe('<factcrowd-annotator> component', () => {
     expect(byTestId(w, 'qa-item')[1].attributes('data-label')).toBe('false')
   })
 
+  it('e opens the note of the current QA; typing there does not label', async () => {
+    const w = await mountAnnotator()
+    await press('Enter')
+    await w.get('[data-testid="step-tab"][data-section-index="1"]').trigger('click')
+    await press('e')
+    const note = w.get('[data-testid="qa-note"]')
+    expect(document.activeElement).toBe(note.element)
+    note.element.dispatchEvent(new KeyboardEvent('keydown', { key: 's', bubbles: true, composed: true }))
+    note.element.value = 'paraphrase'
+    await note.trigger('input')
+    await flushPromises()
+    expect(byTestId(w, 'qa-item')[0].attributes('data-label')).toBe('')
+    await note.trigger('keydown', { key: 'Enter' })
+    await press('s')
+    expect(byTestId(w, 'qa-item')[0].attributes('data-label')).toBe('true')
+    expect(w.get('[data-testid="qa-note"]').element.value).toBe('paraphrase')
+  })
+
   it('autosaves a draft (debounced) and restores it on reload', async () => {
     const w = await mountAnnotator()
     await press('Enter')
