@@ -44,7 +44,7 @@ class AssignmentViewSet(viewsets.ReadOnlyModelViewSet):
         mine = Q(worker__user=user) if user.is_authenticated else Q(pk__in=[])
         return (
             Assignment.objects.filter(Q(unit__project__in=researcher_projects(user)) | mine)
-            .select_related("worker", "unit")
+            .select_related("worker__user", "unit")
             .distinct()
         )
 

@@ -243,9 +243,11 @@ class UnitSerializer(serializers.ModelSerializer):
 
 
 class WorkerBriefSerializer(serializers.ModelSerializer):
+    username = serializers.CharField(source="user.username", read_only=True, allow_null=True, default=None)
+
     class Meta:
         model = Worker
-        fields = ["id", "provider", "external_id", "status"]
+        fields = ["id", "provider", "external_id", "username", "status"]
         read_only_fields = fields
 
 

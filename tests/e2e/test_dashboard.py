@@ -47,7 +47,7 @@ def jsonl(rows) -> str:
 
 GOOD = jsonl({"source_id": s, "source": text, "system": sys, "response": resp}
              for s, text, responses in ITEMS for sys, resp in responses.items())
-BAD = GOOD.replace('"system": "beta", "response": "Snow', '"system": "beta", "response": 17, "x": "Snow', 1)
+BAD = GOOD.replace('"response": "Snow blocked the road, so the school opened late."', '"response": 17')
 
 
 @pytest.fixture(scope="session")
@@ -168,8 +168,8 @@ def test_upload_parse_validate_launch_annotate_report_export(live_server, chromi
     # -- a wrong file: errors per line, nothing imported ---------------------------------------------------
     drop_file(page, "items.jsonl", BAD)
     page.locator("[data-job-status=failed]").wait_for()
-    error_row = page.locator("table.errors tbody tr").first.inner_text()
-    assert "items.jsonl" in error_row and "4" in error_row and "response" in error_row
+    cells = page.locator("table.errors tbody tr").first.locator("td").all_inner_texts()
+    assert cells[:3] == ["items.jsonl", "4", "response"], cells
     shot(page, "upload-refused")
     assert Response.objects.filter(project=project).count() == 0
 
