@@ -32,6 +32,17 @@ def iter_chunks(queryset: QuerySet, size: int = CHUNK) -> Iterator[list[Model]]:
         last = page[-1].pk
 
 
+def counted_only(rows: list[tuple]) -> list[tuple]:
+    """Keep label rows (item id, assignment id, value) whose assignment counts (submitted or approved).
+
+    Assignment status is checked in a second query on the chunk's own assignment ids rather than joined:
+    with the join, SQLite starts from the status index and walks every assignment of the database per chunk.
+    """
+    ids = {r[1] for r in rows}
+    ok = set(Assignment.objects.filter(pk__in=ids, status__in=COUNTED).values_list("pk", flat=True)) if ids else set()
+    return [r for r in rows if r[1] in ok]
+
+
 def majorities(rows: Iterable[tuple[str, int, int, Any]]) -> dict[tuple[str, int], tuple[Any, list]]:
     """{(level, item id): (majority, votes in assignment order)} from (level, item id, assignment id, label)."""
     frame = pd.DataFrame(list(rows), columns=["level", "item_id", "worker_id", "label"])
@@ -40,5 +51,7 @@ def majorities(rows: Iterable[tuple[str, int, int, Any]]) -> dict[tuple[str, int
     out = majority_labels(frame)
     return {
         (level, int(item)): (majority, list(votes))
-        for level, item, majority, votes in zip(out["level"], out["item_id"], out["majority"], out["votes"], strict=True)
+        for level, item, majority, votes in zip(
+            out["level"].tolist(), out["item_id"].tolist(), out["majority"].tolist(), out["votes"].tolist(), strict=True
+        )
     }

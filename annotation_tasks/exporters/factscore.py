@@ -12,7 +12,7 @@ from collections import defaultdict
 from collections.abc import Iterator
 from typing import Any
 
-from annotation_tasks.exporters.base import CHUNK, COUNTED, iter_chunks, majorities
+from annotation_tasks.exporters.base import CHUNK, counted_only, iter_chunks, majorities
 from annotation_tasks.importers.factscore import LINE_KEYS, SENTENCE_KEYS
 from annotation_tasks.models import AtomicFact, FactLabel, Project, Response
 
@@ -31,9 +31,13 @@ def export_lines(project: Project, *, chunk_size: int = CHUNK) -> Iterator[str]:
             facts[fact.response_id].append(fact)
         votes = majorities(
             ("fact", fact_id, a_id, label)
-            for fact_id, a_id, label in FactLabel.objects.filter(
-                fact__response_id__in=ids, assignment__status__in=COUNTED
-            ).values_list("fact_id", "assignment_id", "label")
+            for fact_id, a_id, label in counted_only(
+                list(
+                    FactLabel.objects.filter(fact_id__in=[f.pk for lst in facts.values() for f in lst]).values_list(
+                        "fact_id", "assignment_id", "label"
+                    )
+                )
+            )
         )
         for response in chunk:
             yield dumps(_record(response, facts[response.pk], votes))

@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from annotation_tasks.analysis.splits import split_of
-from annotation_tasks.exporters.base import CHUNK, COUNTED, iter_chunks, majorities
+from annotation_tasks.exporters.base import CHUNK, counted_only, iter_chunks, majorities
 from annotation_tasks.models import QA, Project, QALabel, Response
 
 
@@ -31,9 +31,9 @@ def export_lines(project: Project, *, chunk_size: int = CHUNK) -> Iterator[str]:
         )
         votes = majorities(
             ("qa", qa_id, a_id, "supported" if ok else "not_supported")
-            for qa_id, a_id, ok in QALabel.objects.filter(
-                qa__response_id__in=list(by_id), assignment__status__in=COUNTED
-            ).values_list("qa_id", "assignment_id", "supported")
+            for qa_id, a_id, ok in counted_only(
+                list(QALabel.objects.filter(qa_id__in=[qa.pk for qa in qas]).values_list("qa_id", "assignment_id", "supported"))
+            )
         )
         for qa in qas:
             yield json.dumps(_record(by_id[qa.response_id], qa, votes), ensure_ascii=False)

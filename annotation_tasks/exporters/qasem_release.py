@@ -13,7 +13,7 @@ from collections import defaultdict
 from collections.abc import Iterator
 from typing import Any
 
-from annotation_tasks.exporters.base import CHUNK, COUNTED, iter_chunks, majorities
+from annotation_tasks.exporters.base import CHUNK, counted_only, iter_chunks, majorities
 from annotation_tasks.importers.qasem_release import QA_KEYS, SPAN_KEYS
 from annotation_tasks.importers.tokenize import tokenize
 from annotation_tasks.models import QA, AnswerSpan, Predicate, Project, QALabel, Response, SpanLabel
@@ -44,21 +44,25 @@ def _chunk_lines(chunk: list[Response], include_majority: bool) -> Iterator[str]
     for span in AnswerSpan.objects.filter(response_id__in=ids).order_by("response_id", "order", "start", "id"):
         spans[span.response_id].append(span)
     links: dict[int, set[int]] = defaultdict(set)
-    for span_id, qa_id in AnswerSpan.qas.through.objects.filter(answerspan__response_id__in=ids).values_list(
+    # Filter child rows by their own keys (not through a join on response): the planner then uses the
+    # index and a chunk's cost stays independent of the project's size.
+    qa_ids = [qa.pk for lst in qas.values() for qa in lst]
+    span_ids = [s.pk for lst in spans.values() for s in lst]
+    for span_id, qa_id in AnswerSpan.qas.through.objects.filter(answerspan_id__in=span_ids).values_list(
         "answerspan_id", "qa_id"
     ):
         links[span_id].add(qa_id)
     label_rows = [
         ("qa", qa_id, a_id, "supported" if ok else "not_supported")
-        for qa_id, a_id, ok in QALabel.objects.filter(
-            qa__response_id__in=ids, assignment__status__in=COUNTED
-        ).values_list("qa_id", "assignment_id", "supported")
+        for qa_id, a_id, ok in counted_only(
+            list(QALabel.objects.filter(qa_id__in=qa_ids).values_list("qa_id", "assignment_id", "supported"))
+        )
     ]
     label_rows += [
         ("span", span_id, a_id, "covered" if ok else "not_covered")
-        for span_id, a_id, ok in SpanLabel.objects.filter(
-            span__response_id__in=ids, assignment__status__in=COUNTED
-        ).values_list("span_id", "assignment_id", "covered")
+        for span_id, a_id, ok in counted_only(
+            list(SpanLabel.objects.filter(span_id__in=span_ids).values_list("span_id", "assignment_id", "covered"))
+        )
     ]
     votes = majorities(label_rows)
     for response in chunk:
