@@ -27,7 +27,10 @@ def export_lines(project: Project, *, chunk_size: int = CHUNK) -> Iterator[str]:
     for chunk in iter_chunks(responses, chunk_size):
         by_id = {r.pk: r for r in chunk}
         qas = list(
-            QA.objects.filter(response_id__in=list(by_id)).select_related("predicate").order_by("response_id", "order", "id")
+            QA.objects.filter(response_id__in=list(by_id))
+            .exclude(validity=QA.Validity.INVALID)  # rejected by the expert step: not part of the judged set
+            .select_related("predicate")
+            .order_by("response_id", "order", "id")
         )
         votes = majorities(
             ("qa", qa_id, a_id, "supported" if ok else "not_supported")

@@ -38,8 +38,12 @@ def _chunk_lines(chunk: list[Response], include_majority: bool) -> Iterator[str]
     ids = [r.pk for r in chunk]
     preds = {p.pk: p for p in Predicate.objects.filter(response_id__in=ids)}
     qas: dict[int, list[QA]] = defaultdict(list)
+    invalid: dict[int, set] = defaultdict(set)  # release ids of QAs the expert step rejected, per response
     for qa in QA.objects.filter(response_id__in=ids).order_by("response_id", "order", "id"):
-        qas[qa.response_id].append(qa)
+        if qa.validity == QA.Validity.INVALID:
+            invalid[qa.response_id].add(qa.metadata.get("qa_id", qa.external_id or qa.pk))
+        else:
+            qas[qa.response_id].append(qa)
     spans: dict[int, list[AnswerSpan]] = defaultdict(list)
     for span in AnswerSpan.objects.filter(response_id__in=ids).order_by("response_id", "order", "start", "id"):
         spans[span.response_id].append(span)
@@ -66,7 +70,9 @@ def _chunk_lines(chunk: list[Response], include_majority: bool) -> Iterator[str]
     ]
     votes = majorities(label_rows)
     for response in chunk:
-        yield dumps(_record(response, preds, qas[response.pk], spans[response.pk], links, votes, include_majority))
+        yield dumps(
+            _record(response, preds, qas[response.pk], spans[response.pk], links, votes, include_majority, invalid[response.pk])
+        )
 
 
 def _qa_polarity(label: str | None) -> int | None:
@@ -85,7 +91,9 @@ def _record(
     links: dict[int, set[int]],
     votes: dict,
     include_majority: bool,
+    invalid: set,
 ) -> dict[str, Any]:
+    """The release line of one response; QAs marked invalid by the expert step are left out."""
     meta = response.metadata or {}
     source = response.source
     tokens = [t[0] for t in response.tokens]
@@ -102,7 +110,7 @@ def _record(
         "summary": summary,
         "model": response.system,
         "qas": [_qa(qa, preds[qa.predicate_id], votes, include_majority) for qa in qas],
-        "spans": [_span(s, meta.get("spans", {}), links, qa_release_id, votes, include_majority) for s in spans],
+        "spans": [_span(s, meta.get("spans", {}), links, qa_release_id, votes, include_majority, invalid) for s in spans],
     }
     extra = meta.get("release_extra", {})
     keys = meta.get("release_keys") or [k for k in DEFAULT_KEYS if k in values or k in meta]
@@ -147,13 +155,15 @@ def _span(
     qa_release_id: dict[int, Any],
     votes: dict,
     include_majority: bool,
+    invalid: set,
 ) -> dict[str, Any]:
     meta = span_meta.get(span.external_id, {}) if span.external_id else {}
     majority, raw = votes.get(("span", span.pk), (None, []))
     linked = [qa_release_id[pk] for pk in qa_release_id if pk in links.get(span.pk, ())]  # in QA order
     kept = meta.get("qaIds")
     # The release's qaIds (own order, ids no QA has) stand while the links they describe are unchanged.
-    if kept is None or {x for x in kept if x in qa_release_id.values()} != set(linked):
+    known = set(qa_release_id.values())
+    if kept is None or {x for x in kept if x in known} != set(linked) or any(x in invalid for x in kept):
         kept = linked
     values: dict[str, Any] = {
         "id": meta.get("id", span.external_id or span.pk),

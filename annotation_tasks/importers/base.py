@@ -72,7 +72,7 @@ def read_jsonl(path: Path) -> Iterator[tuple[int, Any]]:
 def read_csv(path: Path) -> Iterator[tuple[int, dict[str, str]]]:
     """(line number, row as dict) for each CSV data row; the header is line 1."""
     name = path.name
-    with path.open(encoding="utf-8", newline="") as handle:
+    with path.open(encoding="utf-8-sig", newline="") as handle:  # -sig: spreadsheets write a BOM
         reader = csv.DictReader(handle)
         if not reader.fieldnames:
             raise ImportFormatError(name, 1, None, "empty CSV file (no header row)")

@@ -97,3 +97,58 @@ def test_export_service_errors_and_atomic_file(small_project, tmp_path):
     n = export_to_path("small", "qasem-release", out)
     assert n == 6 and len(out.read_text().splitlines()) == 6
     assert [p.name for p in out.parent.iterdir()] == ["gold.jsonl"]  # no temp file left
+
+
+def test_qas_marked_invalid_are_left_out(small_project):
+    from annotation_tasks.models import QA
+
+    QA.objects.filter(response__external_id="1:a", external_id="1").update(validity=QA.Validity.INVALID)
+    release = json.loads(next(qasem_release.export_lines(small_project)))
+    assert [q["qa_id"] for q in release["qas"]] == [0]
+    assert [s["qaIds"] for s in release["spans"]] == [[0], []]
+    rows = [json.loads(x) for x in qa_jsonl.export_lines(small_project)]
+    assert len(rows) == 11 and ("1:a", "What did someone die of?") not in {(r["response_id"], r["question"]) for r in rows}
+
+
+def test_content_made_in_the_app_exports_in_both_schemas(tmp_path):
+    """Items imported plain, QAs and facts added and labelled by local workers (no release metadata)."""
+    from annotation_tasks.models import (
+        QA,
+        AnswerSpan,
+        AtomicFact,
+        FactLabel,
+        Predicate,
+        QALabel,
+        Response,
+        SpanLabel,
+        Unit,
+        Worker,
+    )
+    from annotation_tasks.services.imports import import_items
+
+    items = write_jsonl(tmp_path / "i.jsonl", [{"source_id": "s", "source": "A man died.", "system": "m", "response": "A man died. He was old."}])
+    import_items(items, "app")
+    project = Project.objects.get(name="app")
+    response = Response.objects.get()
+    pred = Predicate.objects.create(response=response, token_index=2, text="died", kind="verbal")
+    qa = QA.objects.create(response=response, predicate=pred, question="Who died?", answer="A man", answer_start=0, answer_end=2)
+    span = AnswerSpan.objects.create(response=response, start=0, end=2, text="A man")
+    span.qas.add(qa)
+    fact = AtomicFact.objects.create(response=response, sentence_index=1, text="He was old.")
+    unit = Unit.objects.create(project=project, source=response.source)
+    for k, (supported, covered, label) in enumerate([(True, True, "S"), (False, True, "NS"), (False, False, "NS")]):
+        a = Assignment.objects.create(unit=unit, worker=Worker.objects.create(external_id=f"w{k}"), status="submitted")
+        QALabel.objects.create(assignment=a, qa=qa, supported=supported)
+        SpanLabel.objects.create(assignment=a, span=span, covered=covered)
+        FactLabel.objects.create(assignment=a, fact=fact, label=label)
+    line = json.loads(next(qasem_release.export_lines(project)))
+    assert list(line) == ["source_id", "source", "summary", "model", "qas", "spans"]
+    assert line["summary"] == [["A", "man", "died", "."], ["He", "was", "old", "."]]
+    assert line["qas"][0]["annotations"] == [0, 1, 1] and line["qas"][0]["majority"] == 1
+    assert line["qas"][0]["predicate_pos"] == "VERB" and line["qas"][0]["answer_idx"] == "0-2"
+    assert line["spans"][0]["annotations"] == [1, 1, 0] and line["spans"][0]["majority"] == 1
+    assert line["spans"][0]["qaIds"] == [qa.pk]
+    fs = json.loads(next(factscore.export_lines(project)))
+    assert [s["text"] for s in fs["annotations"]] == ["A man died.", "He was old."]
+    assert fs["annotations"][1]["human-atomic-facts"] == [{"text": "He was old.", "label": "NS"}]
+    assert fs["annotations"][1]["model-atomic-facts"] == [{"text": "He was old."}]

@@ -56,3 +56,10 @@ def test_tokenizer_offsets_and_sentences():
     sentences = split_sentences(text, tokens)
     assert [s["text"] for s in sentences] == ["Smith didn't pay $3.50 in 2021.", "Then he left!", "New line here"]
     assert [(s["start"], s["end"]) for s in sentences] == [(0, 9), (9, 13), (13, 16)]
+
+
+def test_csv_written_by_a_spreadsheet_with_a_bom(tmp_path):
+    path = tmp_path / "excel.csv"
+    path.write_bytes("\ufeffsource_id,source,system,response\ns1,Text.,m,Reply.\n".encode())
+    import_items(path, "bom")
+    assert Source.objects.get().external_id == "s1"
