@@ -2,10 +2,10 @@
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 
-from annotation_tasks.models import Batch, Project, Worker
+from annotation_tasks.models import Batch, Project, Response, Source, Worker
 
 IMPORTED = "imported"
 BULK = 500  # rows per INSERT: keeps statements under SQLite's variable limit on wide tables
@@ -26,6 +26,33 @@ class ImportResult:
             f"{self.file}: {self.lines} records, {self.lines - self.skipped} imported, "
             f"{self.skipped} already present; created {parts or 'nothing'}"
         )
+
+
+def in_chunks(values: Iterable, size: int = BULK) -> Iterator[list]:
+    """Lists of at most `size` values: keeps `IN (...)` under SQLite's bound-parameter limit on big files."""
+    chunk: list = []
+    for v in values:
+        chunk.append(v)
+        if len(chunk) == size:
+            yield chunk
+            chunk = []
+    if chunk:
+        yield chunk
+
+
+def existing_response_ids(project: Project, external_ids: Iterable[str]) -> set[str]:
+    """External ids of responses already in the project (what an idempotent re-import skips)."""
+    found: set[str] = set()
+    for chunk in in_chunks(external_ids):
+        found.update(Response.objects.filter(project=project, external_id__in=chunk).values_list("external_id", flat=True))
+    return found
+
+
+def sources_by_external_id(project: Project, external_ids: Iterable[str]) -> dict[str, Source]:
+    out: dict[str, Source] = {}
+    for chunk in in_chunks(external_ids):
+        out.update({s.external_id: s for s in Source.objects.filter(project=project, external_id__in=chunk)})
+    return out
 
 
 def get_or_create_project(name: str, protocol: Sequence[str]) -> tuple[Project, bool]:
@@ -55,9 +82,16 @@ def import_batch(project: Project, file_name: str) -> tuple[Batch, bool]:
 def imported_workers(external_ids: Iterable[str]) -> dict[str, Worker]:
     """Workers of provider "imported" by external id, created when missing (conflict-safe)."""
     wanted = list(dict.fromkeys(external_ids))
-    existing = {w.external_id: w for w in Worker.objects.filter(provider=IMPORTED, external_id__in=wanted)}
+
+    def fetch() -> dict[str, Worker]:
+        out: dict[str, Worker] = {}
+        for chunk in in_chunks(wanted):
+            out.update({w.external_id: w for w in Worker.objects.filter(provider=IMPORTED, external_id__in=chunk)})
+        return out
+
+    existing = fetch()
     missing = [Worker(provider=IMPORTED, external_id=x) for x in wanted if x not in existing]
     if missing:
         Worker.objects.bulk_create(missing, batch_size=BULK, ignore_conflicts=True)
-        existing = {w.external_id: w for w in Worker.objects.filter(provider=IMPORTED, external_id__in=wanted)}
+        existing = fetch()
     return existing

@@ -13,7 +13,15 @@ from pathlib import Path
 from typing import Any
 
 from annotation_tasks.importers.base import Where, check_type, read_jsonl, require
-from annotation_tasks.importers.common import BULK, IMPORTED, ImportResult, import_batch, imported_workers
+from annotation_tasks.importers.common import (
+    BULK,
+    IMPORTED,
+    ImportResult,
+    existing_response_ids,
+    import_batch,
+    imported_workers,
+    sources_by_external_id,
+)
 from annotation_tasks.importers.tokenize import sentence_token_ranges, tokenize
 from annotation_tasks.models import (
     Assignment,
@@ -141,18 +149,14 @@ def _fact(obj: Any, where: Where, labelled: bool) -> tuple[str, str | None]:
 def write(project: Project, records: list[GenerationRecord], file_name: str) -> ImportResult:
     """Create what is not yet in the project. Call inside transaction.atomic()."""
     result = ImportResult(file=file_name, lines=len(records))
-    existing = set(
-        Response.objects.filter(
-            project=project, external_id__in=[r.response_external_id for r in records]
-        ).values_list("external_id", flat=True)
-    )
+    existing = existing_response_ids(project, (r.response_external_id for r in records))
     todo = [r for r in records if r.response_external_id not in existing]
     result.skipped = len(records) - len(todo)
     if not todo:
         return result
 
     topics = list(dict.fromkeys(r.topic for r in todo))
-    sources = {s.external_id: s for s in Source.objects.filter(project=project, external_id__in=topics)}
+    sources = sources_by_external_id(project, topics)
     new_sources = [Source(project=project, external_id=t, text="") for t in topics if t not in sources]
     Source.objects.bulk_create(new_sources, batch_size=BULK)
     sources.update({s.external_id: s for s in new_sources})

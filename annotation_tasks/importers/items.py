@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from annotation_tasks.importers.base import ImportFormatError, Where, check_type, read_csv, read_jsonl
-from annotation_tasks.importers.common import BULK, ImportResult
+from annotation_tasks.importers.common import BULK, ImportResult, existing_response_ids, sources_by_external_id
 from annotation_tasks.importers.tokenize import split_sentences, tokenize
 from annotation_tasks.models import Project, Response, Source
 
@@ -122,11 +122,7 @@ def _csv_passages(cell: str, where: Where) -> list[str]:
 def write(project: Project, records: list[ItemRecord], file_name: str) -> ImportResult:
     """Create sources and responses not yet in the project. Call inside transaction.atomic()."""
     result = ImportResult(file=file_name, lines=len(records))
-    existing = set(
-        Response.objects.filter(project=project, external_id__in=[r.response_id for r in records]).values_list(
-            "external_id", flat=True
-        )
-    )
+    existing = existing_response_ids(project, (r.response_id for r in records))
     todo = [r for r in records if r.response_id not in existing]
     result.skipped = len(records) - len(todo)
     if not todo:
@@ -134,7 +130,7 @@ def write(project: Project, records: list[ItemRecord], file_name: str) -> Import
     wanted: dict[str, ItemRecord] = {}
     for r in todo:
         wanted.setdefault(r.source_id, r)
-    sources = {s.external_id: s for s in Source.objects.filter(project=project, external_id__in=list(wanted))}
+    sources = sources_by_external_id(project, wanted)
     for sid, src in sources.items():
         rec = wanted[sid]
         if (src.text, src.passages or [], src.question) != (rec.text, rec.passages, rec.question):

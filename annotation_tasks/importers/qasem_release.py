@@ -26,9 +26,11 @@ from annotation_tasks.importers.common import (
     BULK,
     IMPORTED,
     ImportResult,
+    existing_response_ids,
     import_batch,
     imported_workers,
     offsets_for,
+    sources_by_external_id,
 )
 from annotation_tasks.models import (
     QA,
@@ -282,7 +284,7 @@ def _resolve_sources(project: Project, records: list[LineRecord]) -> tuple[dict[
     """Map (source_id, token digest) → Source, reusing rows already in the project; returns new rows unsaved."""
     keys = {(r.sid, _digest(r.source_tokens)): r for r in records}
     candidates = {sid for sid, _ in keys} | {f"{sid}#{d}" for sid, d in keys}
-    db = {s.external_id: s for s in Source.objects.filter(project=project, external_id__in=candidates)}
+    db = sources_by_external_id(project, candidates)
     resolved: dict[tuple[str, str], Source] = {}
     new: list[Source] = []
     claimed: set[str] = set()
@@ -311,11 +313,7 @@ def _resolve_sources(project: Project, records: list[LineRecord]) -> tuple[dict[
 def write(project: Project, records: list[LineRecord], file_name: str) -> ImportResult:
     """Create every row of the records not yet in the project. Call inside transaction.atomic()."""
     result = ImportResult(file=file_name, lines=len(records))
-    existing = set(
-        Response.objects.filter(
-            project=project, external_id__in=[r.response_external_id for r in records]
-        ).values_list("external_id", flat=True)
-    )
+    existing = existing_response_ids(project, (r.response_external_id for r in records))
     todo = [r for r in records if r.response_external_id not in existing]
     result.skipped = len(records) - len(todo)
     if not todo:

@@ -63,3 +63,12 @@ def test_csv_written_by_a_spreadsheet_with_a_bom(tmp_path):
     path.write_bytes("\ufeffsource_id,source,system,response\ns1,Text.,m,Reply.\n".encode())
     import_items(path, "bom")
     assert Source.objects.get().external_id == "s1"
+
+
+def test_lookups_are_chunked_for_big_files(django_assert_num_queries):
+    from annotation_tasks.importers.common import BULK, existing_response_ids
+    from annotation_tasks.models import Project
+
+    project = Project.objects.create(name="big")
+    with django_assert_num_queries(3):  # 2 full chunks + 1: never one IN (...) larger than SQLite allows
+        assert existing_response_ids(project, (f"r{i}" for i in range(2 * BULK + 1))) == set()
