@@ -17,7 +17,7 @@ from annotation_tasks.api.serializers import (
     BatchSerializer,
     ComposeSerializer,
     CostEstimateSerializer,
-    PublishResultSerializer,
+    JobSerializer,
     PublishSerializer,
     UnitSerializer,
 )
@@ -102,11 +102,12 @@ class BatchViewSet(
             balance = None
         return Response(CostEstimateSerializer({**estimate.__dict__, "balance": balance}).data)
 
-    @extend_schema(request=PublishSerializer, responses=PublishResultSerializer)
+    @extend_schema(request=PublishSerializer, responses={202: JobSerializer})
     @action(detail=True, methods=["post"], pagination_class=None, filter_backends=[])
     def publish(self, request: Request, pk: str | None = None) -> Response:
-        """Publish the batch's units on its platform; refuses without `confirm: true` (it may spend money).
+        """Publish the batch's unpublished units in the background; refuses without `confirm: true`.
 
+        The balance is checked here, before anything is queued, so a batch that cannot be paid fails at once.
         Resumable: publishing again only publishes units that have no platform reference yet.
         """
         batch = self.get_object()
@@ -114,42 +115,36 @@ class BatchViewSet(
         payload.is_valid(raise_exception=True)
         if not payload.validated_data["confirm"]:
             raise ValidationError({"confirm": "Confirm the cost estimate to publish."})
+        if batch.status not in (Batch.Status.DRAFT, Batch.Status.PUBLISHED):
+            raise ValidationError({"status": f"A {batch.status} batch cannot be published."})
         if not batch.units.exists():
             raise ValidationError({"units": "The batch has no units: compose them first."})
-        from annotation_tasks.services import publishing
+        from annotation_tasks.services import batch_jobs, publishing
 
+        reward = payload.validated_data["reward"]
+        per_unit = payload.validated_data.get("assignments_per_unit") or batch.project.annotations_per_item
         try:
-            result = publishing.publish_batch(
-                batch,
-                reward=payload.validated_data["reward"],
-                assignments_per_unit=payload.validated_data.get("assignments_per_unit")
-                or batch.project.annotations_per_item,
-            )
-        except ProviderError as exc:  # InsufficientFunds is one
-            raise ValidationError({"provider": str(exc)}) from exc
-        return Response(
-            PublishResultSerializer(
-                {
-                    "batch": self._fresh(batch),
-                    "estimate": {**result.estimate.__dict__, "balance": result.balance},
-                    "published": len(result.published),
-                    "already_published": result.already_published,
-                },
-                context={"request": request},
-            ).data
-        )
-
-    @extend_schema(request=None, responses={200: {"type": "object", "additionalProperties": True}})
-    @action(detail=True, methods=["post"], pagination_class=None, filter_backends=[])
-    def sync(self, request: Request, pk: str | None = None) -> Response:
-        """Fetch submissions from the platform now (the beat schedule also does it periodically)."""
-        batch = self.get_object()
-        from annotation_tasks.services import publishing
-
-        try:
-            return Response(publishing.sync_batch(batch).as_dict())
+            provider = publishing.provider_for(batch)
+            _, estimate = publishing.estimate_batch(batch, provider, reward=reward, assignments_per_unit=per_unit)
+            balance = provider.account_balance() if estimate.units else None
         except ProviderError as exc:
             raise ValidationError({"provider": str(exc)}) from exc
+        if balance is not None and balance < estimate.total:
+            raise ValidationError({"provider": f"balance {balance} {estimate.currency} does not cover {estimate.total}"})
+        job = batch_jobs.start_publish_job(batch, reward=reward, assignments_per_unit=per_unit, user=request.user)
+        return Response(JobSerializer(job).data, status=status.HTTP_202_ACCEPTED)
+
+    @extend_schema(request=None, responses={202: JobSerializer})
+    @action(detail=True, methods=["post"], pagination_class=None, filter_backends=[])
+    def sync(self, request: Request, pk: str | None = None) -> Response:
+        """Fetch the platform's submissions now, in the background (beat also syncs periodically)."""
+        batch = self.get_object()
+        if batch.status != Batch.Status.PUBLISHED:
+            raise ValidationError({"status": "Only a published batch has submissions to sync."})
+        from annotation_tasks.services import batch_jobs
+
+        job = batch_jobs.start_sync_job(batch, user=request.user)
+        return Response(JobSerializer(job).data, status=status.HTTP_202_ACCEPTED)
 
     @extend_schema(request=None, responses=BatchSerializer)
     @action(detail=True, methods=["post"], pagination_class=None, filter_backends=[])

@@ -214,13 +214,6 @@ class CostEstimateSerializer(serializers.Serializer):
     balance = serializers.DecimalField(max_digits=12, decimal_places=2, allow_null=True)
 
 
-class PublishResultSerializer(serializers.Serializer):
-    batch = BatchSerializer()
-    estimate = CostEstimateSerializer()
-    published = serializers.IntegerField(help_text="Units published by this call.")
-    already_published = serializers.IntegerField(help_text="Units that had been published before.")
-
-
 class UnitSerializer(serializers.ModelSerializer):
     source_external_id = serializers.CharField(source="source.external_id", read_only=True)
     response_ids = serializers.PrimaryKeyRelatedField(source="responses", many=True, read_only=True)

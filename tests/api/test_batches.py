@@ -1,0 +1,59 @@
+"""Batches from the dashboard: compose, estimate, publish (confirmed, in a Job), sync, close, draft-only edits."""
+import pytest
+
+from annotation_tasks.models import Batch, Job, Unit
+
+pytestmark = pytest.mark.django_db
+
+
+def test_compose_estimate_publish_sync_close(world, as_user, django_capture_on_commit_callbacks):
+    client = as_user("alice")
+    created = client.post("/api/batches/", {"project": world.a.pk, "name": "pilot", "provider": "local"}, format="json")
+    assert created.status_code == 201, created.json()
+    bid = created.json()["id"]
+    units = client.post(f"/api/batches/{bid}/compose/", {}, format="json")
+    assert units.status_code == 201 and len(units.json()) == 1  # project A has one source
+    assert client.post(f"/api/batches/{bid}/compose/", {}, format="json").json() == []  # idempotent
+
+    estimate = client.get(f"/api/batches/{bid}/estimate/", {"reward": "0.50", "assignments_per_unit": 3}).json()
+    assert (estimate["units"], estimate["total"], estimate["balance"]) == (1, "1.50", None)
+    assert client.get(f"/api/batches/{bid}/estimate/", {"reward": "lots"}).status_code == 400
+
+    refused = client.post(f"/api/batches/{bid}/publish/", {"reward": "0.50"}, format="json")
+    assert refused.status_code == 400 and "confirm" in refused.json()
+    assert Batch.objects.get(pk=bid).status == "draft"
+    with django_capture_on_commit_callbacks(execute=True):
+        started = client.post(f"/api/batches/{bid}/publish/", {"reward": "0.50", "confirm": True}, format="json")
+    assert started.status_code == 202 and started.json()["kind"] == "publish"
+    job = Job.objects.get(pk=started.json()["id"])
+    assert (job.status, job.done, job.total, job.result["published"]) == ("done", 1, 1, 1)
+    batch = Batch.objects.get(pk=bid)
+    assert batch.status == "published" and not Unit.objects.filter(batch=batch, provider_ref="").exists()
+    assert client.patch(f"/api/batches/{bid}/", {"name": "renamed"}, format="json").status_code == 400
+    assert client.delete(f"/api/batches/{bid}/").status_code == 400
+
+    with django_capture_on_commit_callbacks(execute=True):
+        synced = client.post(f"/api/batches/{bid}/sync/")
+    assert synced.status_code == 202
+    assert Job.objects.get(pk=synced.json()["id"]).status == "done"
+
+    closed = client.post(f"/api/batches/{bid}/close/")
+    assert closed.status_code == 200 and closed.json()["status"] == "closed"
+    assert client.post(f"/api/batches/{bid}/publish/", {"reward": "0.50", "confirm": True},
+                       format="json").status_code == 400
+
+
+def test_batch_operations_are_for_the_projects_researchers(world, as_user):
+    for name, code in (("bob", 404), ("ann", 403)):
+        client = as_user(name)
+        assert client.post(f"/api/batches/{world.batch_a.pk}/compose/", {}, format="json").status_code == code
+        assert client.post(f"/api/batches/{world.batch_a.pk}/publish/", {"reward": "1", "confirm": True},
+                           format="json").status_code == code
+        assert client.get(f"/api/batches/{world.batch_a.pk}/estimate/", {"reward": "1"}).status_code == code
+
+
+def test_draft_batch_can_be_edited_and_deleted(world, as_user):
+    client = as_user("alice")
+    assert client.patch(f"/api/batches/{world.batch_a.pk}/", {"name": "renamed"}, format="json").status_code == 200
+    assert client.patch(f"/api/batches/{world.batch_a.pk}/", {"project": world.b.pk}, format="json").status_code == 400
+    assert client.delete(f"/api/batches/{world.batch_a.pk}/").status_code == 204
