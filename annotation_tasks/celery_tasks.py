@@ -59,3 +59,19 @@ def pay_bonus(self, assignment_id: int, amount: str, reason: str, key: str = "")
         return pay(Assignment.objects.get(pk=assignment_id), amount, reason, key=key).pk
     except ProviderError as exc:
         raise self.retry(exc=exc) from exc
+
+
+@shared_task(name="annotation_tasks.run_publish_job")
+def run_publish_job(job_id: int) -> str:
+    """Publish a batch from the dashboard (rate limited on paid platforms); the Job counts units published."""
+    from annotation_tasks.services.batch_jobs import run_publish_job as run
+
+    return run(job_id).status
+
+
+@shared_task(name="annotation_tasks.run_sync_job")
+def run_sync_job(job_id: int) -> str:
+    """Sync a batch's submissions now (dashboard button); the Job counts submissions seen."""
+    from annotation_tasks.services.batch_jobs import run_sync_job as run
+
+    return run(job_id).status
