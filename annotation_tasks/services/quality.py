@@ -27,12 +27,9 @@ from annotation_tasks.crowd.base import money, request_token
 from annotation_tasks.models import (
     Assignment,
     Batch,
-    FactLabel,
     GoldLabel,
     Project,
-    QALabel,
     QualityDecision,
-    SpanLabel,
     Worker,
 )
 
@@ -113,28 +110,22 @@ class WorkerMetrics:
 
 
 def labels_frame(project: Project) -> pd.DataFrame:
-    """One row per label of counted assignments: level, item_id, worker_id, label, gold (or None).
+    """The project's labels frame (services.frames, the one place that reads labels for analysis) plus a
+    `gold` column: the gold value of the labelled item, or None."""
+    from annotation_tasks.services.frames import labels_frame as project_labels
 
-    A small local builder; annotation_tasks.services.frames is the general one.
-    """
-    base = {"assignment__unit__project": project, "assignment__status__in": COUNTED}
-    rows: list[tuple] = []
-    gold_span = dict(GoldLabel.objects.filter(span__isnull=False).values_list("span_id", "value"))
-    gold_qa = dict(GoldLabel.objects.filter(qa__isnull=False).values_list("qa_id", "value"))
-    gold_fact = dict(GoldLabel.objects.filter(fact__isnull=False).values_list("fact_id", "value"))
-    for span_id, worker_id, covered in SpanLabel.objects.filter(**base).values_list(
-        "span_id", "assignment__worker_id", "covered"
-    ):
-        rows.append(("span", span_id, worker_id, "covered" if covered else "not_covered", gold_span.get(span_id)))
-    for qa_id, worker_id, supported in QALabel.objects.filter(**base).values_list(
-        "qa_id", "assignment__worker_id", "supported"
-    ):
-        rows.append(("qa", qa_id, worker_id, "supported" if supported else "not_supported", gold_qa.get(qa_id)))
-    for fact_id, worker_id, label in FactLabel.objects.filter(**base).values_list(
-        "fact_id", "assignment__worker_id", "label"
-    ):
-        rows.append(("fact", fact_id, worker_id, label, gold_fact.get(fact_id)))
-    return pd.DataFrame(rows, columns=["level", "item_id", "worker_id", "label", "gold"])
+    frame = project_labels(project)[["level", "item_id", "worker_id", "label"]].copy()
+    frame["level"] = frame["level"].astype(object)
+    frame["label"] = frame["label"].astype(object)
+    gold: dict[tuple[str, int], str] = {}
+    for level, field_name in (("span", "span_id"), ("qa", "qa_id"), ("fact", "fact_id")):
+        target = field_name.removesuffix("_id")
+        for item_id, value in GoldLabel.objects.filter(**{f"{target}__response__project": project}).values_list(
+            field_name, "value"
+        ):
+            gold[(level, item_id)] = value
+    frame["gold"] = [gold.get((lv, int(i))) for lv, i in zip(frame["level"], frame["item_id"], strict=True)]
+    return frame
 
 
 def worker_metrics(project: Project, workers: Iterable[Worker] | None = None) -> dict[int, WorkerMetrics]:
