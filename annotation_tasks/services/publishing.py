@@ -138,18 +138,25 @@ def close_batch(batch: Batch, provider: CrowdProvider | None = None) -> None:
 
 
 def new_batch(project: Project, *, name: str | None = None, provider_name: str = "local", units: int | None = None,
-              assignments_per_unit: int | None = None) -> Batch:
-    """A batch with up to `units` freshly composed units (one per source not yet in a batch of this project)."""
+              assignments_per_unit: int | None = None, gold_rate: float | None = None) -> Batch:
+    """A batch with up to `units` freshly composed units (one per source not yet in a batch of this project).
+
+    With `units` set, gold sources (those with gold labels) make up about `gold_rate` of the batch
+    (default: the quality policy's gold_rate), so every platform batch carries its checks.
+    """
+    from annotation_tasks.services import quality
     from annotation_tasks.services.units import compose_units
 
     name = name or f"{provider_name}-{timezone.now():%Y%m%d-%H%M%S}"
     with transaction.atomic():
         batch = Batch.objects.create(project=project, name=name, provider=provider_name)
         used = Unit.objects.filter(project=project).values_list("source_id", flat=True)
-        sources = project.sources.exclude(pk__in=used).order_by("id")
+        source_ids = list(project.sources.exclude(pk__in=used).order_by("id").values_list("id", flat=True))
         if units is not None:
-            sources = sources[:units]
-        compose_units(batch, sources=list(sources), assignments_wanted=assignments_per_unit)
+            rate = quality.policy_for(project)["gold_rate"] if gold_rate is None else gold_rate
+            source_ids = quality.mix_gold(source_ids, quality.gold_source_ids(project), units, float(rate))
+        compose_units(batch, sources=list(project.sources.filter(pk__in=source_ids)),
+                      assignments_wanted=assignments_per_unit)
     return batch
 
 

@@ -126,3 +126,34 @@ def test_reject_of_approved_work_is_refused_and_a_bonus_must_be_positive():
     with pytest.raises(quality.QualityError):
         quality.pay_bonus(a, "0", "nothing")
     assert list(QualityDecision.objects.values_list("action", "status", "reason")) == [("approve", "done", "ok")]
+
+
+def test_gold_first_orders_queue_candidates_by_the_draw():
+    units, workers = labelled_project({"new": [True]})
+    project = units[0].project
+    candidates = [(1, False), (2, True), (3, False), (4, True)]
+    always = {**quality.DEFAULT_POLICY, "gold_rate_initial": 1.0}
+    never = {**quality.DEFAULT_POLICY, "gold_rate_initial": 0.0}
+    assert quality.gold_first(workers["new"], project, candidates, policy=always) == [2, 4, 1, 3]
+    assert quality.gold_first(workers["new"], project, candidates, policy=never) == [1, 3, 2, 4]
+
+
+def test_mix_gold_picks_the_batch_rate():
+    assert quality.mix_gold(list(range(20)), {0, 1, 2, 3, 4, 5}, 10, 0.2) == [0, 1, 6, 7, 8, 9, 10, 11, 12, 13]
+    assert quality.mix_gold([1, 2, 3], {1, 2}, 3, 0.0) == [1, 2, 3]  # too few ordinary sources: gold fills
+
+
+def test_new_batch_mixes_gold_sources(settings):
+    from annotation_tasks.models import Project, Response, Source
+    from annotation_tasks.services import publishing
+
+    gold_unit = make_unit("Mix", n_sources=4)[0]  # 4 gold sources, already in a batch
+    project = gold_unit.project
+    Unit = type(gold_unit)
+    Unit.objects.filter(project=project).delete()
+    for i in range(8):
+        src = Source.objects.create(project=project, external_id=f"plain-{i}", text="S.")
+        Response.objects.create(project=project, source=src, external_id=f"plain-r{i}", system="x", text="R .")
+    batch = publishing.new_batch(project, units=5, gold_rate=0.4)
+    assert batch.units.count() == 5 and batch.units.filter(is_gold=True).count() == 2
+    assert Project.objects.count() == 1
