@@ -5,7 +5,7 @@ from __future__ import annotations
 from decimal import Decimal
 
 from django.db.models import QuerySet
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import serializers, viewsets
 from rest_framework.decorators import action
 from rest_framework.exceptions import ValidationError
@@ -152,9 +152,15 @@ class WorkerViewSet(ResearcherScopedMixin, viewsets.ReadOnlyModelViewSet):
     def unblock(self, request: Request, pk: str | None = None) -> Response:
         return self._block(request, "unblock")
 
-    @extend_schema(responses=QualityDecisionSerializer(many=True))
-    @action(detail=True, methods=["get"], pagination_class=None, filter_backends=[])
+    @extend_schema(responses=QualityDecisionSerializer(many=True), parameters=[
+        OpenApiParameter("action", str, required=False, description="Filter by action (approve, block...)."),
+    ])
+    @action(detail=True, methods=["get"], filter_backends=[], url_path="decisions", url_name="decisions")
     def decisions(self, request: Request, pk: str | None = None) -> Response:
-        """The worker's logged quality decisions (newest first)."""
+        """The worker's logged quality decisions, newest first (paginated; ?action= filters)."""
         worker = self.get_object()
-        return Response(QualityDecisionSerializer(QualityDecision.objects.filter(worker=worker), many=True).data)
+        rows = QualityDecision.objects.filter(worker=worker).order_by("-created_at", "-id")
+        if request.query_params.get("action"):
+            rows = rows.filter(action=request.query_params["action"])
+        page = self.paginate_queryset(rows)
+        return self.get_paginated_response(QualityDecisionSerializer(page, many=True).data)

@@ -48,8 +48,9 @@ def test_review_actions_from_the_workers_table(world, as_user):
     assert str(world.own_assignment.bonus_paid) == "0.50"
     blocked = client.post(f"/api/workers/{eve.pk}/block/", {"project": world.a.pk, "reason": "spam"}, format="json")
     assert blocked.status_code == 200 and blocked.json()["status"] == "blocked"
-    actions = [d["action"] for d in client.get(f"/api/workers/{eve.pk}/decisions/").json()]
+    actions = [d["action"] for d in client.get(f"/api/workers/{eve.pk}/decisions/").json()["results"]]
     assert set(actions) == {"reject", "block"}
+    assert client.get(f"/api/workers/{eve.pk}/decisions/", {"action": "block"}).json()["count"] == 1
     assert QualityDecision.objects.filter(worker=ann, action="approve", status="done").exists()
     # single-assignment review from the assignments table
     rejected = client.post(f"/api/assignments/{world.own_assignment.pk}/reject/", {"feedback": "late"}, format="json")
