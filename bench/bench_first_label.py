@@ -1,0 +1,220 @@
+"""Time from navigation start to the first label accepted, and keystrokes per label, in headless Chromium.
+
+A unit with two responses of 60 QAs each (60 spans, 60 QAs per response, plus the pairwise comparison) is served
+by Django on loopback (a fresh SQLite database in a temp dir). Each run opens the unit page in a fresh browser
+context (cold cache), presses Start (Enter) and one label key (c), and reads, from the page's own clock
+(performance.now(), 0 = navigation start), when the first item is shown as labeled in the element's DOM.
+A MutationObserver on the element's shadow root records the moments; the keydown is recorded in capture phase.
+
+Usage: .venv/bin/python bench/bench_first_label.py [--runs 15] [--qas 60] [--shots /tmp/factcrowd-bench]
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import socket
+import statistics
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+
+INIT_SCRIPT = """
+(() => {
+  const fc = (window.__fc = { ready: null, firstLabel: null, keyAt: null });
+  window.addEventListener('keydown', (e) => {
+    if (e.key === 'c' && fc.keyAt === null) fc.keyAt = performance.now();
+  }, true);
+  function check(root) {
+    if (fc.ready === null && root.querySelector('[data-testid="start-button"]')) fc.ready = performance.now();
+    if (fc.firstLabel === null && root.querySelector('.item.labeled')) fc.firstLabel = performance.now();
+  }
+  function hook() {
+    const el = document.querySelector('factcrowd-annotator');
+    if (el && el.shadowRoot) {
+      const root = el.shadowRoot;
+      check(root);
+      new MutationObserver(() => check(root)).observe(root, { subtree: true, childList: true, attributes: true });
+    } else {
+      requestAnimationFrame(hook);
+    }
+  }
+  hook();
+})();
+"""
+
+
+def setup_django(tmp: Path) -> None:
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "backend.settings")
+    os.environ["FACTCROWD_VAR_DIR"] = str(tmp)
+    os.environ["DATABASE_URL"] = f"sqlite:///{tmp / 'bench.sqlite3'}"
+    os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
+    import django
+
+    django.setup()
+    from django.core.management import call_command
+
+    call_command("migrate", verbosity=0)
+
+
+def collect_static() -> None:
+    """Static files as production serves them: collected, then served by whitenoise (in MIDDLEWARE)."""
+    from django.core.management import call_command
+
+    call_command("collectstatic", interactive=False, verbosity=0)
+
+
+def serve() -> str:
+    """Django (with static files) on a free loopback port, in a daemon thread."""
+    from socketserver import ThreadingMixIn
+
+    from django.core.servers.basehttp import WSGIRequestHandler, WSGIServer, get_internal_wsgi_application
+
+    class Server(ThreadingMixIn, WSGIServer):
+        daemon_threads = True
+
+    class QuietHandler(WSGIRequestHandler):
+        def log_message(self, *args):
+            pass
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    httpd = Server(("127.0.0.1", port), QuietHandler)
+    httpd.set_app(get_internal_wsgi_application())
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    return f"http://127.0.0.1:{port}"
+
+
+def pct(values: list[float], q: float) -> float:
+    s = sorted(values)
+    return s[min(len(s) - 1, int(round(q * (len(s) - 1))))]
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--runs", type=int, default=15)
+    ap.add_argument("--qas", type=int, default=60, help="QAs (and spans) per response")
+    ap.add_argument("--shots", default="/tmp/factcrowd-bench")
+    args = ap.parse_args()
+
+    tmp = Path(tempfile.mkdtemp(prefix="factcrowd-bench-"))
+    setup_django(tmp)
+    from tests.e2e.conftest import CHROMIUM, CHROMIUM_ARGS, build_element
+
+    build_element()
+    collect_static()
+    from annotation_tasks.models import Assignment, PairwisePreference, QALabel, SpanLabel, Worker
+    from annotation_tasks.services.tokens import assignment_token
+    from annotation_tasks.services.work import unit_payload
+    from tests.work.builders import make_unit
+
+    unit = make_unit("Bench", n_qas=args.qas, n_responses=2, wanted=args.runs + 1)
+    base = serve()
+    shots = Path(args.shots)
+    shots.mkdir(parents=True, exist_ok=True)
+
+    def new_url(i: int) -> tuple[Assignment, str]:
+        a = Assignment.objects.create(unit=unit, worker=Worker.objects.create(external_id=f"bench-{i}"))
+        return a, f"{base}/work/{assignment_token(a)}/"
+
+    from playwright.sync_api import sync_playwright
+
+    first, ready, key_to_label, payload_bytes = [], [], [], 0
+    phases: dict[str, list[float]] = {}
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+        for i in range(args.runs + 1):  # run 0 warms the server (Python imports, first queries); not counted
+            _, url = new_url(i)
+            ctx = browser.new_context(viewport={"width": 1280, "height": 900})
+            page = ctx.new_page()
+            page.add_init_script(INIT_SCRIPT)
+            page.goto(url, wait_until="commit")
+            page.wait_for_function("window.__fc && window.__fc.ready !== null", timeout=30000)
+            page.keyboard.press("Enter")
+            page.keyboard.press("c")
+            page.wait_for_function("window.__fc.firstLabel !== null", timeout=30000)
+            fc = page.evaluate("window.__fc")
+            marks = page.evaluate("""() => {
+              const r = performance.getEntriesByType('resource');
+              const end = (part) => (r.find((e) => e.name.includes(part)) || {}).responseEnd || null;
+              const u = r.find((e) => e.name.includes('/unit')) || {};
+              return {unit_start: u.startTime || null, unit_first_byte: u.responseStart || null,
+                      html: performance.getEntriesByType('navigation')[0].responseEnd,
+                      script: end('factcrowd-annotator.js'), unit: end('/unit')};
+            }""")
+            if i == 1:
+                page.screenshot(path=str(shots / "first-label.png"))
+            if i > 0:
+                first.append(fc["firstLabel"])
+                ready.append(fc["ready"])
+                key_to_label.append(fc["firstLabel"] - fc["keyAt"])
+                for k, v in marks.items():
+                    phases.setdefault(k, []).append(v)
+            ctx.close()
+
+        # keystrokes per label: one whole unit by keyboard only
+        a, url = new_url(10_000)
+        payload_bytes = len(json.dumps(unit_payload(a)))
+        ctx = browser.new_context(viewport={"width": 1280, "height": 900})
+        page = ctx.new_page()
+        page.goto(url)
+        page.get_by_test_id("start-button").wait_for()
+        page.keyboard.press("Enter")
+        label_keys = 0
+        started = time.perf_counter()
+        for _resp in range(2):
+            for _ in range(args.qas):
+                page.keyboard.press("c")
+                label_keys += 1
+            for _ in range(args.qas):
+                page.keyboard.press("s")
+                label_keys += 1
+        page.keyboard.press("3")
+        label_keys += 1
+        labeling_s = time.perf_counter() - started
+        bar = page.get_by_test_id("progress-bar")
+        done, total = int(bar.get_attribute("aria-valuenow")), int(bar.get_attribute("aria-valuemax"))
+        page.screenshot(path=str(shots / "all-labeled.png"))
+        page.keyboard.press("Control+Enter")
+        page.get_by_test_id("submitted-message").wait_for(timeout=30000)
+        page.screenshot(path=str(shots / "submitted.png"))
+        ctx.close()
+        browser.close()
+
+    labels = (SpanLabel.objects.filter(assignment=a).count() + QALabel.objects.filter(assignment=a).count()
+              + PairwisePreference.objects.filter(assignment=a).count())
+    result = {
+        "unit": f"2 responses x {args.qas} QAs/spans + 1 comparison ({total} items); payload {payload_bytes} bytes",
+        "runs": args.runs,
+        "nav_to_first_label_ms": {"median": round(statistics.median(first), 1), "p90": round(pct(first, 0.9), 1),
+                                  "min": round(min(first), 1), "max": round(max(first), 1)},
+        "nav_to_start_button_ms": {"median": round(statistics.median(ready), 1), "p90": round(pct(ready, 0.9), 1)},
+        "median_ms_since_navigation": {
+            "html_received": round(statistics.median(phases["html"]), 1),
+            "element_script_received": round(statistics.median(phases["script"]), 1),
+            "unit_request_sent": round(statistics.median(phases["unit_start"]), 1),
+            "unit_first_byte": round(statistics.median(phases["unit_first_byte"]), 1),
+            "unit_json_received": round(statistics.median(phases["unit"]), 1),
+            "start_button_shown": round(statistics.median(ready), 1),
+        },
+        "keydown_to_label_in_dom_ms": {"median": round(statistics.median(key_to_label), 1),
+                                       "p90": round(pct(key_to_label, 0.9), 1)},
+        "target_ms": 300,
+        "keyboard_pass": {"label_keys": label_keys, "labels_in_db": labels, "progress": f"{done}/{total}",
+                          "keystrokes_per_label": round(label_keys / labels, 3),
+                          "with_start_and_submit": round((label_keys + 2) / labels, 3),
+                          "seconds_for_all_keys": round(labeling_s, 2)},
+        "screenshots": str(shots),
+    }
+    print(json.dumps(result, indent=2))
+    return 0 if done == total == labels else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
