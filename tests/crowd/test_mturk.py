@@ -303,3 +303,44 @@ def test_a_failed_bonus_is_retried_with_the_same_token(fake_mturk):
     done = quality.pay_bonus(a, "0.50", "great")
     assert done.pk == failed.pk and done.status == "done"
     assert [b["UniqueRequestToken"] for b in fake_mturk.bonuses] == [failed.request_token]
+
+
+def test_sync_reconciles_platform_verdicts_and_flags_submissions_our_api_never_got(fake_mturk, client):
+    batch, units = make_units(2, provider="mturk")
+    publishing.publish_batch(batch, reward="0.20", assignments_per_unit=1)
+    for u in units:
+        u.refresh_from_db()
+    # unit 0: submitted to both; then MTurk auto-approves it
+    a0 = fake_mturk.submit(units[0].provider_ref, "WA")
+    worker = Worker.objects.create(provider="mturk", external_id="WA")
+    Assignment.objects.create(unit=units[0], worker=worker, status="submitted", provider_assignment_id=a0)
+    fake_mturk.assignments[a0]["AssignmentStatus"] = "Approved"
+    # unit 1: our page made the assignment, but the labels never reached our API
+    a1 = fake_mturk.accept(units[1].provider_ref, "WB")
+    wb = Worker.objects.create(provider="mturk", external_id="WB")
+    ours = Assignment.objects.create(unit=units[1], worker=wb, status="assigned", provider_assignment_id=a1)
+    fake_mturk.external_submit({"assignmentId": a1, "factcrowd": "submitted"})
+
+    result = publishing.sync_batch(batch)
+    assert (result.updated, result.created, result.missing_labels) == (2, 0, [ours.pk])
+    assert Assignment.objects.get(provider_assignment_id=a0).status == "approved"
+    ours.refresh_from_db()
+    assert ours.status == "submitted" and ours.submission == {"platform_answer": {"factcrowd": "submitted"}}
+
+
+def test_html_question_frames_the_unit_page(fake_mturk):
+    batch, units = make_units(1, provider="mturk")
+    (ref,) = get_provider("mturk").publish(batch, units, reward=Decimal("0.5"), assignments_per_unit=1,
+                                           question="html", frame_height=800)
+    xml = fake_mturk.hits[ref]["Question"]
+    root = ElementTree.fromstring(xml)
+    html = next(el.text for el in root.iter() if el.tag.endswith("HTMLContent"))
+    assert "https://factcrowd.example.org/work/unit/" in html and "window.location.search" in html
+    assert next(el.text for el in root.iter() if el.tag.endswith("FrameHeight")) == "800"
+
+
+def test_http_unit_pages_are_refused_outside_loopback(fake_mturk, settings):
+    settings.PUBLIC_BASE_URL = "http://factcrowd.example.org"
+    batch, units = make_units(1, provider="mturk")
+    with pytest.raises(ProviderError, match="HTTPS"):
+        get_provider("mturk").publish(batch, units, reward=Decimal("0.5"), assignments_per_unit=1)

@@ -84,3 +84,14 @@ def test_errors_surface_as_provider_errors(fake_prolific, settings):
         get_provider("prolific").account_balance()
     with pytest.raises(ProviderError, match="no sandbox"):
         get_provider("prolific", sandbox=True)
+
+
+def test_bulk_approve(fake_prolific):
+    batch, units = make_units(1, provider="prolific")
+    publishing.publish_batch(batch, reward="0.5", assignments_per_unit=2)
+    units[0].refresh_from_db()
+    for pid in ("P1", "P2"):
+        fake_prolific.start_submission(units[0].provider_ref, pid)
+        fake_prolific.complete_by_code(completion_code(units[0].pk))
+    get_provider("prolific").approve_many(units[0].provider_ref, ["P1", "P2"])
+    assert {s["status"] for s in fake_prolific.submissions.values()} == {"APPROVED"}
