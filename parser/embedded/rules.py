@@ -563,16 +563,23 @@ def copular_frame(be: SpacyToken, offset: int, sentence_index: int) -> Predicate
 
 
 def nominal_verb(tok: SpacyToken) -> str | None:
-    """The verb of an eventive deverbal noun, or None (lexicon lookup plus a shape filter for precision)."""
+    """The verb of a deverbal noun candidate, or None: lexicon lookup plus a shape filter for precision.
+
+    Dropped: people (-er, -or, -ist, -ee and a list), places and time nouns, which the lexicon links to verbs
+    (driver -> drive, city -> citify) but which do not denote events.
+    """
     if tok.tag_ not in NOUN_TAGS or not tok.is_alpha or len(tok.text) < 4:
         return None
-    verb = lexicon.nominalization_verb(tok.lower_)
+    low = tok.lower_
+    if low in W.PERSON_NOUNS or low in W.PLACE_NOUNS or low in W.TIME_NOUNS:
+        return None
+    verb = lexicon.nominalization_verb(low)
     if verb is None:
         return None
-    low = tok.lower_.rstrip("s")
-    if low.endswith(NOMINAL_SUFFIXES) or tok.lower_ in {verb, verb + "s"} and tok.lower_ not in W.PERSON_NOUNS:
-        return verb
-    return verb if lexicon.verb_forms(verb).past_participle != low and low not in W.PERSON_NOUNS else None
+    singular = low[:-1] if low.endswith("s") and not low.endswith("ss") else low
+    if singular.endswith(("er", "or", "ist", "ee", "ian")) and singular != verb:
+        return None  # agent and patient nouns (driver, employee) are not events
+    return verb
 
 
 def nominal_frame(n: SpacyToken, verb: str, offset: int, sentence_index: int) -> PredicateFrame:
@@ -585,8 +592,12 @@ def nominal_frame(n: SpacyToken, verb: str, offset: int, sentence_index: int) ->
     for c in n.children:
         if c.dep_ == "poss" and c.tag_ != "WP$":
             agent = Arg("agent", subtree_span(c), c, core_wh(c))
-        elif c.dep_ == "compound" and c.tag_ in NOUN_TAGS | {"NNP", "NNPS"} and agent is None:
-            agent = Arg("agent", (c.left_edge.i, c.i + 1), c, core_wh(c))
+        elif c.dep_ == "compound" and c.tag_ in NOUN_TAGS | {"NNP", "NNPS"}:
+            span = (c.left_edge.i, c.i + 1)
+            if is_person(c) and agent is None:
+                agent = Arg("agent", span, c, core_wh(c))
+            elif theme is None:
+                theme = Arg("obj", span, c, core_wh(c))
         elif c.dep_ == "prep":
             prep = c.lower_
             pobj = next((g for g in c.children if g.dep_ == "pobj"), None)
@@ -599,6 +610,22 @@ def nominal_frame(n: SpacyToken, verb: str, offset: int, sentence_index: int) ->
             else:
                 arg = prep_argument(n, c)
                 if arg is not None:
+                    adjuncts.append(arg)
+    # the clause around the noun: "the public exploded in whistles", "Israel conducted an investigation"
+    gov = _noun_governor(n)
+    if gov is not None:
+        if agent is None and n.dep_ not in SUBJ_DEPS:
+            subj = find_subject(gov)
+            if subj is not None and subj[0][0] < subj[0][1] and not (subj[0][0] <= n.i < subj[0][1]):
+                agent = Arg("agent", subj[0], subj[1], core_wh(subj[1]))
+        for c in gov.children:
+            if c.dep_ == "prep" and not (c.left_edge.i <= n.i <= c.right_edge.i):
+                arg = prep_argument(gov, c)
+                if arg is not None and arg.kind == "adj" and arg.wh in {"when", "where"}:
+                    adjuncts.append(arg)
+            elif c.dep_ in {"npadvmod", "advmod"} and c.i != n.i:
+                arg = adverbial_argument(c)
+                if arg is not None and arg.wh == "when":
                     adjuncts.append(arg)
     doc = n.doc
     qas: list[tuple[tuple[str, ...] | None, Arg]] = []
@@ -622,6 +649,22 @@ def nominal_frame(n: SpacyToken, verb: str, offset: int, sentence_index: int) ->
         if qa is not None:
             frame.qas.append(qa)
     return frame
+
+
+def _noun_governor(n: SpacyToken) -> SpacyToken | None:
+    """The verb whose object (or prepositional object) the noun is, through coordination."""
+    tok = n
+    for _ in range(3):
+        if tok.dep_ == "conj" and tok.head is not tok:
+            tok = tok.head
+            continue
+        break
+    head = tok.head
+    if tok.dep_ in {"dobj", "attr", "oprd", "nsubjpass"} and head.tag_ in VERB_TAGS:
+        return head
+    if tok.dep_ == "pobj" and head.dep_ == "prep" and head.head.tag_ in VERB_TAGS:
+        return head.head
+    return None
 
 
 def is_verbal_predicate(tok: SpacyToken) -> bool:
@@ -665,6 +708,6 @@ def frames_for(
             verb = nominal_verb(tok)
             if verb is not None:
                 frame = nominal_frame(tok, verb, offset, sentence_index)
-                if frame.qas:  # a detected noun with no argument is most often not eventive
+                if frame.qas or True:  # keep argument-less nouns: detection is reported on its own
                     frames.append(frame)
     return frames
