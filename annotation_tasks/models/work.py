@@ -158,3 +158,10 @@ class QualityDecision(models.Model):
 
     class Meta:
         ordering = ["-created_at"]
+        constraints = [
+            # One row per intended platform action: two concurrent attempts (a retried job and a person at the
+            # command line) cannot both record, and so cannot both pay, the same bonus.
+            models.UniqueConstraint(
+                fields=["request_token"], condition=~Q(request_token=""), name="unique_decision_request_token"
+            ),
+        ]
