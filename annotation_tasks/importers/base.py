@@ -72,16 +72,25 @@ def read_jsonl(path: Path) -> Iterator[tuple[int, Any]]:
 def read_csv(path: Path) -> Iterator[tuple[int, dict[str, str]]]:
     """(line number, row as dict) for each CSV data row; the header is line 1."""
     name = path.name
-    with path.open(encoding="utf-8-sig", newline="") as handle:  # -sig: spreadsheets write a BOM
+    try:
+        handle = path.open(encoding="utf-8-sig", newline="")  # -sig: spreadsheets write a BOM
+    except OSError as exc:
+        raise ImportFormatError(name, None, None, f"cannot open file: {exc.strerror or exc}") from exc
+    with handle:
         reader = csv.DictReader(handle)
-        if not reader.fieldnames:
-            raise ImportFormatError(name, 1, None, "empty CSV file (no header row)")
-        for row in reader:
-            if None in row:
-                raise ImportFormatError(name, reader.line_num, None, "row has more cells than the header")
-            if not any((v or "").strip() for v in row.values()):
-                continue
-            yield reader.line_num, {k.strip(): (v if v is not None else "") for k, v in row.items()}
+        try:
+            if not reader.fieldnames:
+                raise ImportFormatError(name, 1, None, "empty CSV file (no header row)")
+            for row in reader:
+                if None in row:
+                    raise ImportFormatError(name, reader.line_num, None, "row has more cells than the header")
+                if not any((v or "").strip() for v in row.values()):
+                    continue
+                yield reader.line_num, {k.strip(): (v if v is not None else "") for k, v in row.items()}
+        except UnicodeDecodeError as exc:
+            raise ImportFormatError(name, None, None, f"not UTF-8 text: {exc.reason}") from exc
+        except csv.Error as exc:
+            raise ImportFormatError(name, reader.line_num, None, f"malformed CSV: {exc}") from exc
 
 
 def require(obj: Mapping[str, Any], key: str, where: Where, *types: type, allow_none: bool = False) -> Any:

@@ -137,3 +137,16 @@ def test_command_reports_the_error_and_writes_nothing(tmp_path):
         call_command("import_qasem_release", str(path), "--project", "p")
     assert row_counts()["Project"] == 0
     assert json.loads(path.read_text())["model"] == "a"  # the file itself is untouched
+
+
+@pytest.mark.parametrize("name", ["missing.jsonl", "missing.csv"])
+def test_a_missing_or_undecodable_file_is_a_located_error(tmp_path, name):
+    with pytest.raises(ImportFormatError, match=rf"^{name}: cannot open file"):
+        import_items(tmp_path / name, "i")
+    latin = tmp_path / "latin.csv"
+    latin.write_bytes("source_id,source,system,response\ns1,caf\xe9,m,r\n".encode("latin-1"))
+    with pytest.raises(ImportFormatError, match=r"^latin\.csv: not UTF-8 text"):
+        import_items(latin, "i")
+    with pytest.raises(ImportFormatError, match=r"line 1: expected object, got array"):
+        import_qasem_release(write_jsonl(tmp_path / "arr.jsonl", [[1, 2]]), "p")
+    assert row_counts()["Project"] == 0
