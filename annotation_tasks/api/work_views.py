@@ -7,6 +7,8 @@ local annotators. Views translate; services.work and services.queue hold the log
 from __future__ import annotations
 
 from django.shortcuts import get_object_or_404
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import extend_schema
 from rest_framework import permissions, serializers, status
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -16,6 +18,36 @@ from annotation_tasks.models import Project
 from annotation_tasks.services import queue, work
 from annotation_tasks.services.local_workers import local_worker_for
 from annotation_tasks.services.tokens import assignment_token, is_preview_token
+
+
+class ErrorItemSerializer(serializers.Serializer):
+    field = serializers.CharField()
+    message = serializers.CharField()
+
+
+class ErrorSerializer(serializers.Serializer):
+    detail = serializers.CharField()
+    errors = ErrorItemSerializer(many=True)
+
+
+class DraftSavedSerializer(serializers.Serializer):
+    saved_at = serializers.DateTimeField()
+
+
+class SubmitSerializer(serializers.Serializer):
+    labels = serializers.JSONField(help_text="spans / qas / facts / pairwise / validation, per docs/annotator-api.md")
+    time_on_task_ms = serializers.IntegerField(required=False, min_value=0)
+
+
+class SubmitResultSerializer(serializers.Serializer):
+    status = serializers.CharField()
+    duplicate = serializers.BooleanField()
+
+
+class NextResultSerializer(serializers.Serializer):
+    token = serializers.CharField()
+    url = serializers.CharField()
+    assignment_id = serializers.IntegerField()
 
 
 def _error(exc: work.WorkError) -> Response:
@@ -28,6 +60,8 @@ class _TokenView(APIView):
 
 
 class UnitView(_TokenView):
+    @extend_schema(operation_id="work_unit", responses={200: OpenApiTypes.OBJECT, 403: ErrorSerializer},
+                   description="The unit as the annotator element shows it (assignment or preview token).")
     def get(self, request: Request, token: str) -> Response:
         try:
             if is_preview_token(token):
@@ -42,6 +76,8 @@ class DraftSerializer(serializers.Serializer):
 
 
 class DraftView(_TokenView):
+    @extend_schema(operation_id="work_draft", request=DraftSerializer,
+                   responses={200: DraftSavedSerializer, 403: ErrorSerializer, 409: ErrorSerializer})
     def put(self, request: Request, token: str) -> Response:
         ser = DraftSerializer(data=request.data)
         if not ser.is_valid():
@@ -55,6 +91,8 @@ class DraftView(_TokenView):
 
 
 class SubmitView(_TokenView):
+    @extend_schema(operation_id="work_submit", request=SubmitSerializer,
+                   responses={200: SubmitResultSerializer, 400: ErrorSerializer, 403: ErrorSerializer})
     def post(self, request: Request, token: str) -> Response:
         try:
             assignment = work.assignment_for_token(token)
@@ -74,6 +112,7 @@ class NextUnitView(APIView):
 
     permission_classes = [permissions.IsAuthenticated]
 
+    @extend_schema(operation_id="work_next", request=NextSerializer, responses={200: NextResultSerializer, 204: None})
     def post(self, request: Request) -> Response:
         ser = NextSerializer(data=request.data)
         ser.is_valid(raise_exception=True)
