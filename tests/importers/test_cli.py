@@ -67,3 +67,20 @@ def test_load_demo_is_idempotent_and_usable():
     assert facts.responses.count() == 2
     assert all(s.text for s in facts.sources.all())
     assert Unit.objects.filter(project=demo).count() == 3 and Unit.objects.filter(project=facts).count() == 2
+
+
+@pytest.mark.shared_data
+def test_cli_round_trip_of_the_shared_files_is_byte_identical(tmp_path):
+    from tests.conftest import shared_file
+
+    dev = shared_file("qasem_consistency", "dev.jsonl")
+    run("import_qasem_release", str(dev), "--project", "release")
+    out = tmp_path / "dev.out.jsonl"
+    run("export", "--project", "release", "--format", "qasem-release", "--no-majority", "-o", str(out))
+    assert out.read_bytes() == dev.read_bytes()
+
+    files = [shared_file("factscore_labeled", n) for n in ("InstructGPT.jsonl", "ChatGPT.jsonl")]
+    run("import_factscore", *map(str, files), "--project", "factscore")
+    out = tmp_path / "fs.out.jsonl"
+    run("export", "--project", "factscore", "--format", "factscore", "-o", str(out))
+    assert out.read_bytes() == b"".join(f.read_bytes() for f in files)
