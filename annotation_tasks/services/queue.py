@@ -27,7 +27,7 @@ BLOCKED_WORKER_STATUSES = ("soft_blocked", "blocked")
 _CANDIDATES = 25
 
 
-def _retry_locked(fn: Callable[[], T], attempts: int = 30) -> T:
+def retry_locked(fn: Callable[[], T], attempts: int = 30) -> T:
     """Run `fn` (one transaction), retrying when SQLite reports a lock conflict."""
     for attempt in range(attempts):
         try:
@@ -103,7 +103,7 @@ def assign(unit: Unit, worker: Worker, provider_assignment_id: str = "") -> Assi
                 return existing
             return _create(locked, worker, provider_assignment_id)
 
-    return _retry_locked(attempt)
+    return retry_locked(attempt)
 
 
 def revive(assignment: Assignment) -> bool:
@@ -134,7 +134,7 @@ def revive(assignment: Assignment) -> bool:
             current.save(update_fields=["status", "expires_at"])
             return True
 
-    ok = _retry_locked(attempt)
+    ok = retry_locked(attempt)
     assignment.refresh_from_db()
     return ok
 
@@ -185,7 +185,7 @@ def next_assignment(worker: Worker, project: Project, mode: str | None = None) -
             return None, len(locked) < len(ids)
 
     for _ in range(50):
-        assignment, contended = _retry_locked(attempt)
+        assignment, contended = retry_locked(attempt)
         if assignment is not None or not contended:
             return assignment
         time.sleep(0.01)
@@ -201,4 +201,4 @@ def expire_abandoned(now=None, project: Project | None = None) -> int:
     qs = Assignment.objects.filter(status=Assignment.Status.ASSIGNED, expires_at__lt=now)
     if project is not None:
         qs = qs.filter(unit__project=project)
-    return _retry_locked(lambda: qs.update(status=Assignment.Status.EXPIRED))
+    return retry_locked(lambda: qs.update(status=Assignment.Status.EXPIRED))

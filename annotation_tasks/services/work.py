@@ -222,7 +222,7 @@ def preview_payload(unit: Unit) -> dict[str, Any]:
 def save_draft(assignment: Assignment, draft: Any) -> timezone.datetime:
     """Store the element's draft; activity also pushes the expiry back so a working annotator keeps the unit."""
     now = timezone.now()
-    updated = queue._retry_locked(
+    updated = queue.retry_locked(
         lambda: Assignment.objects.filter(pk=assignment.pk, status=Assignment.Status.ASSIGNED).update(
             draft=draft, draft_saved_at=now, expires_at=now + queue.timeout_for(assignment.unit)
         )
@@ -502,7 +502,7 @@ def submit(assignment: Assignment, body: Mapping[str, Any]) -> SubmitResult:
 
     for _ in range(5):
         try:
-            return queue._retry_locked(attempt)
+            return queue.retry_locked(attempt)
         except IntegrityError:
             # A concurrent submit of the same assignment won the race (possible only without row locks).
             time.sleep(0.05)

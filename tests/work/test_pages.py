@@ -110,3 +110,15 @@ def test_invite_link_creates_a_local_annotator_and_starts_work(unit):
     assert ProjectMembership.objects.count() == 1
     assert Client().get(f"/invite/{invite_token(unit.project)}x/").status_code == 403
     assert Client().get(f"/annotate/{unit.project_id}/").status_code == 302  # to the login page
+
+
+def test_signed_local_worker_links_enter_through_the_same_page(unit):
+    from annotation_tasks.crowd.entry import local_worker_param
+
+    r = Client().get(unit_entry_path(unit), {"provider": "local", "worker": local_worker_param("lab-7")})
+    assert r.status_code == 200
+    a = Assignment.objects.get()
+    assert (a.worker.provider, a.worker.external_id) == ("local", "lab-7")
+    assert read_assignment_token(attrs(r.content.decode())["token"]).assignment_id == a.pk
+    forged = Client().get(unit_entry_path(unit), {"provider": "local", "worker": "lab-7"})
+    assert forged.status_code == 400 and Assignment.objects.count() == 1
