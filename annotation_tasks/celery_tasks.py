@@ -40,11 +40,11 @@ def approve_batch(self, batch_id: int) -> dict:
     """Apply a batch's approval policy now; a platform failure retries later (decisions are idempotent)."""
     from annotation_tasks.crowd import ProviderError
     from annotation_tasks.models import Batch
-    from annotation_tasks.services.quality import apply_approval_policy
+    from annotation_tasks.services.quality import DecisionInProgress, apply_approval_policy
 
     try:
         return apply_approval_policy(Batch.objects.get(pk=batch_id))
-    except ProviderError as exc:
+    except (ProviderError, DecisionInProgress) as exc:
         raise self.retry(exc=exc) from exc
 
 
@@ -53,11 +53,12 @@ def pay_bonus(self, assignment_id: int, amount: str, reason: str, key: str = "")
     """Pay one bonus; retries reuse the same request token, so a bonus is never paid twice."""
     from annotation_tasks.crowd import ProviderError
     from annotation_tasks.models import Assignment
+    from annotation_tasks.services.quality import DecisionInProgress
     from annotation_tasks.services.quality import pay_bonus as pay
 
     try:
         return pay(Assignment.objects.get(pk=assignment_id), amount, reason, key=key).pk
-    except ProviderError as exc:
+    except (ProviderError, DecisionInProgress) as exc:
         raise self.retry(exc=exc) from exc
 
 

@@ -19,7 +19,8 @@ from decimal import Decimal
 
 import pandas as pd
 from django.conf import settings
-from django.db import transaction
+from django.db import IntegrityError, transaction
+from django.db.models import Q
 from django.utils import timezone
 
 from annotation_tasks.crowd import CrowdProvider, get_provider
@@ -57,6 +58,13 @@ COUNTED = (Assignment.Status.SUBMITTED, Assignment.Status.APPROVED)
 
 class QualityError(Exception):
     """A decision cannot be made or reversed (e.g. a paid bonus cannot be taken back)."""
+
+
+class DecisionInProgress(QualityError):
+    """Another process is carrying out the same decision right now; try again later."""
+
+
+CLAIM_LEASE = timedelta(minutes=10)
 
 
 def policy_for(target: Batch | Project | None = None) -> dict:
@@ -202,6 +210,17 @@ def worker_metrics(project: Project, workers: Iterable[Worker] | None = None) ->
 
 
 # -- the decision log ---------------------------------------------------------------------------
+def _claim(decision: QualityDecision) -> bool:
+    """Atomically take the right to call the platform for this decision (one conditional UPDATE, any database).
+
+    A row is claimable when recorded but not attempted (pending), after a failure, or when a claim is older
+    than CLAIM_LEASE (its process died mid-call); a live claim by another process is never taken over.
+    """
+    stale = timezone.now() - CLAIM_LEASE
+    claimable = Q(status__in=["pending", "failed"]) | Q(status="calling", created_at__lt=stale)
+    return QualityDecision.objects.filter(pk=decision.pk).filter(claimable).update(status="calling") == 1
+
+
 def _decide(
     *,
     worker: Worker,
@@ -215,23 +234,35 @@ def _decide(
     reverses: QualityDecision | None = None,
     on_done=None,
 ) -> QualityDecision:
-    """Record the intent, call the platform, mark it done. A done decision with this token is a no-op."""
-    with transaction.atomic():
-        decision = QualityDecision.objects.select_for_update().filter(request_token=token, action=action).first()
-        if decision is not None and decision.status == "done":
+    """Record the intent, claim it, call the platform, mark it done. A done decision with this token is a no-op.
+
+    Statuses: pending (recorded), calling (a process is talking to the platform), done, failed (retry with
+    the same token), reversed. The unique request token makes the row, and so the platform call, happen once.
+    """
+    decision = QualityDecision.objects.filter(request_token=token).first()
+    if decision is None:
+        try:
+            with transaction.atomic():
+                decision = QualityDecision.objects.create(
+                    worker=worker,
+                    assignment=assignment,
+                    action=action,
+                    reason=reason,
+                    metrics=metrics or {},
+                    amount=amount,
+                    request_token=token,
+                    status="pending",
+                    reverses=reverses,
+                )
+        except IntegrityError:  # a concurrent attempt recorded it first
+            decision = QualityDecision.objects.get(request_token=token)
+    if decision.status in ("done", "reversed"):
+        return decision
+    if not _claim(decision):
+        decision.refresh_from_db()
+        if decision.status in ("done", "reversed"):
             return decision
-        if decision is None:
-            decision = QualityDecision.objects.create(
-                worker=worker,
-                assignment=assignment,
-                action=action,
-                reason=reason,
-                metrics=metrics or {},
-                amount=amount,
-                request_token=token,
-                status="pending",
-                reverses=reverses,
-            )
+        raise DecisionInProgress(f"decision {decision.pk} ({action}) is being carried out by another process")
     try:
         call(token)
     except Exception as exc:
@@ -326,7 +357,9 @@ def _worker_decision(worker: Worker, action: str, reason: str, call, *, status: 
     previous = {"previous_status": worker.status, "previous_qualifications": dict(worker.qualifications or {})}
     # Each new worker decision gets its own token (the count of earlier ones), so that qualify → soft_block →
     # qualify again are three decisions, while a retry of a pending one reuses the pending row.
-    pending = QualityDecision.objects.filter(worker=worker, action=action, status__in=["pending", "failed"]).first()
+    pending = QualityDecision.objects.filter(
+        worker=worker, action=action, status__in=["pending", "failed", "calling"]
+    ).first()
     token = pending.request_token if pending else request_token(
         action, worker.pk, QualityDecision.objects.filter(worker=worker).count(), timezone.now().isoformat()
     )

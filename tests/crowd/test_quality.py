@@ -157,3 +157,24 @@ def test_new_batch_mixes_gold_sources(settings):
     batch = publishing.new_batch(project, units=5, gold_rate=0.4)
     assert batch.units.count() == 5 and batch.units.filter(is_gold=True).count() == 2
     assert Project.objects.count() == 1
+
+
+def test_a_decision_in_flight_elsewhere_is_not_repeated_and_a_stale_one_is_taken_over():
+    labelled_project({"w": [True]}, n_units=1)
+    a = Assignment.objects.get()
+    calls: list[str] = []
+
+    class Recording(type(get_provider("local"))):
+        def bonus(self, assignment, amount, reason, request_token):
+            calls.append(request_token)
+
+    token = quality.request_token("bonus", a.pk, quality.money("0.40"), "")
+    QualityDecision.objects.create(worker=a.worker, assignment=a, action="bonus", reason="r", request_token=token,
+                                   status="calling")  # another process is paying right now
+    with pytest.raises(quality.DecisionInProgress):
+        quality.pay_bonus(a, "0.40", "r", provider=Recording())
+    assert calls == []
+    QualityDecision.objects.filter(request_token=token).update(created_at=timezone.now() - timedelta(hours=1))
+    assert quality.pay_bonus(a, "0.40", "r", provider=Recording()).status == "done"  # that process died
+    assert calls == [token]
+    assert quality.pay_bonus(a, "0.40", "r", provider=Recording()).status == "done" and calls == [token]
