@@ -33,8 +33,18 @@ def import_factscore(paths: Sequence[str | Path], project_name: str, system: str
     if system is not None and not system.strip():
         raise ImportFormatError("--system", None, None, "empty system name")
     loaded = []
+    seen: dict[str, str] = {}  # response external id → file that has it
     for p in map(Path, paths):
-        loaded.append((p, factscore.read(p, system or p.stem)))
+        records = factscore.read(p, system or p.stem)
+        for r in records:
+            if r.response_external_id in seen:
+                raise ImportFormatError(
+                    p.name, r.line, "topic",
+                    f"response {r.response_external_id!r} is also in {seen[r.response_external_id]} "
+                    "(same system and topic; give each file its own --system or import them separately)",
+                )
+            seen[r.response_external_id] = p.name
+        loaded.append((p, records))
     with transaction.atomic():
         project, _ = get_or_create_project(project_name, factscore.PROTOCOL)
         return [factscore.write(project, records, p.name) for p, records in loaded]

@@ -150,3 +150,12 @@ def test_a_missing_or_undecodable_file_is_a_located_error(tmp_path, name):
     with pytest.raises(ImportFormatError, match=r"line 1: expected object, got array"):
         import_qasem_release(write_jsonl(tmp_path / "arr.jsonl", [[1, 2]]), "p")
     assert row_counts()["Project"] == 0
+
+
+def test_two_factscore_files_with_one_system_and_a_shared_topic_are_refused(tmp_path):
+    a = write_jsonl(tmp_path / "a.jsonl", [factscore_line("Ada")])
+    b = write_jsonl(tmp_path / "b.jsonl", [factscore_line("Bo"), factscore_line("Ada")])
+    with pytest.raises(ImportFormatError, match=r"^b\.jsonl, line 2, field topic: response 'gpt:Ada' is also in a\.jsonl"):
+        import_factscore([a, b], "f", system="gpt")
+    assert row_counts()["Project"] == 0
+    assert [r.lines for r in import_factscore([a, b], "f")] == [1, 2]  # file stems differ: two systems
