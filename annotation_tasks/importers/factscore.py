@@ -86,6 +86,10 @@ def parse_line(obj: Any, where: Where, system: str) -> GenerationRecord:
     topic = require(obj, "topic", where, str)
     if not topic:
         raise where.child("topic").error("empty topic")
+    if len(system) > 200:
+        raise Where(where.file, None, "system").error("system name longer than 200 characters")
+    if len(f"{system}:{topic}") > 255:
+        raise where.child("topic").error("system and topic together are longer than 255 characters")
     rec = GenerationRecord(
         line=where.line or 0,
         system=system,

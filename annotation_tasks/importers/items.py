@@ -80,6 +80,8 @@ def parse_row(obj: Any, where: Where, from_csv: bool) -> ItemRecord:
         return check_type(value, where.child(name), str)
 
     source_id = text("source_id", required=True).strip()
+    if len(source_id) > 255:
+        raise where.child("source_id").error("longer than 255 characters")
     reference = text("source") or text("reference")
     passages = obj.get("passages")
     if from_csv and isinstance(passages, str):
@@ -102,8 +104,14 @@ def parse_row(obj: Any, where: Where, from_csv: bool) -> ItemRecord:
         question=text("question"),
         system=system,
         response=text("response", required=True),
-        response_id=text("response_id") or f"{source_id}:{system}",
+        response_id=_bounded_id(text("response_id") or f"{source_id}:{system}", where.child("response_id")),
     )
+
+
+def _bounded_id(value: str, where: Where) -> str:
+    if len(value) > 255:
+        raise where.error("response id longer than 255 characters (give a shorter response_id)")
+    return value
 
 
 def _csv_passages(cell: str, where: Where) -> list[str]:

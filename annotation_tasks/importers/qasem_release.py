@@ -146,6 +146,9 @@ def parse_line(obj: Any, where: Where) -> LineRecord:
     model = require(obj, "model", where, str)
     if not model:
         raise where.child("model").error("empty model name")
+    _bounded(model, 200, where.child("model"))
+    if len(f"{source_id}:{model}") > 255 - 13:  # room for a "#<digest>" source variant
+        raise where.child("source_id").error("source_id and model together are longer than 242 characters")
     meta = {k: obj[k] for k in META_KEYS if k in obj}
     for k in ("dataset", "datasource"):
         if k in meta:
@@ -208,7 +211,7 @@ def _parse_qa(qa: Any, where: Where, n_tok: int, n_sent: int) -> QARecord:
         sent_id=sent_id,
         predicate_idx=pidx,
         predicate_pos=pos,
-        predicate=require(qa, "predicate", where, str),
+        predicate=_bounded(require(qa, "predicate", where, str), 200, where.child("predicate")),
         question=_bounded(require(qa, "question", where, str), 500, where.child("question")),
         answer_start=start,
         answer_end=end,
@@ -364,7 +367,7 @@ def write(project: Project, records: list[LineRecord], file_name: str) -> Import
                 by_idx[q.predicate_idx] = Predicate(
                     response=resp,
                     token_index=q.predicate_idx,
-                    text=q.predicate[:200],
+                    text=q.predicate,
                     kind=kind,
                     pos=q.predicate_pos,
                     sentence_index=q.sent_id,

@@ -159,3 +159,20 @@ def test_two_factscore_files_with_one_system_and_a_shared_topic_are_refused(tmp_
         import_factscore([a, b], "f", system="gpt")
     assert row_counts()["Project"] == 0
     assert [r.lines for r in import_factscore([a, b], "f")] == [1, 2]  # file stems differ: two systems
+
+
+def test_values_longer_than_the_database_allows_are_located_errors(tmp_path):
+    """PostgreSQL would refuse them while SQLite silently stores them: both backends must behave alike."""
+    line = release_line(7, "m" * 201)
+    with pytest.raises(ImportFormatError, match=r"line 1, field model: longer than 200"):
+        import_qasem_release(write_jsonl(tmp_path / "long.jsonl", [line]), "p")
+    line = release_line(7, "a")
+    line["qas"][0]["predicate"] = "p" * 201
+    with pytest.raises(ImportFormatError, match=r"line 1, field qas\[0\]\.predicate: longer than 200"):
+        import_qasem_release(write_jsonl(tmp_path / "long.jsonl", [line]), "p")
+    rows = [{"source_id": "s" * 256, "source": "x", "system": "m", "response": "r"}]
+    with pytest.raises(ImportFormatError, match=r"line 1, field source_id: longer than 255"):
+        import_items(write_jsonl(tmp_path / "long_items.jsonl", rows), "i")
+    with pytest.raises(ImportFormatError, match=r"line 1, field topic: system and topic together"):
+        import_factscore([write_jsonl(tmp_path / "f.jsonl", [factscore_line("T" * 255)])], "f")
+    assert all(n == 0 for n in row_counts().values())
