@@ -464,7 +464,7 @@ def submit(assignment: Assignment, body: Mapping[str, Any]) -> SubmitResult:
         with transaction.atomic():
             if connection.vendor == "sqlite":
                 Assignment.objects.filter(pk=assignment.pk).update(status=F("status"))
-            locked = Assignment.objects.select_for_update().select_related("unit__project", "unit__source").get(
+            locked = Assignment.objects.select_for_update(of=("self",)).select_related("unit__project", "unit__source").get(
                 pk=assignment.pk
             )
             if locked.status in DONE_STATUSES:
