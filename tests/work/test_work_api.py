@@ -293,3 +293,16 @@ def test_expired_assignment_is_revived_while_the_unit_has_room(client_api, assig
 def test_token_is_bound_to_the_assignment_token_helper(assignment):
     a, token = assignment
     assert token == assignment_token(a)
+
+
+def test_saving_a_draft_keeps_a_working_annotator_from_expiring(client_api, assignment):
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    a, token = assignment
+    soon = timezone.now() + timedelta(seconds=5)
+    Assignment.objects.filter(pk=a.pk).update(expires_at=soon)
+    assert client_api.put(f"/api/work/{token}/draft", {"draft": {"x": 1}}, format="json").status_code == 200
+    a.refresh_from_db()
+    assert a.expires_at > soon + timedelta(minutes=30)
