@@ -1,5 +1,6 @@
 """API routes. Each concern registers its views here."""
 from django.urls import include, path  # noqa: F401
+from rest_framework.authtoken.views import obtain_auth_token
 from rest_framework.routers import DefaultRouter
 
 from annotation_tasks.api.assignments import AssignmentViewSet
@@ -38,5 +39,7 @@ urlpatterns: list = [
     path("work/<str:token>/unit", UnitView.as_view(), name="work-unit"),
     path("work/<str:token>/draft", DraftView.as_view(), name="work-draft"),
     path("work/<str:token>/submit", SubmitView.as_view(), name="work-submit"),
+    # Researchers' scripts: POST {username, password} → {token}; send "Authorization: Token <token>".
+    path("auth/token/", obtain_auth_token, name="api-token"),
     path("", include(router.urls)),
 ]

@@ -186,3 +186,18 @@ def test_filters_and_pagination(world, as_user):
     assert client.get("/api/responses/", {"has_qas": "false"}).json()["count"] == 0
     Assignment.objects.filter(pk=world.own_assignment.pk).update(status="approved")
     assert client.get("/api/assignments/", {"status": "approved"}).json()["count"] == 1
+
+
+def test_token_for_scripts(world, users):
+    client = APIClient()
+    assert client.post("/api/auth/token/", {"username": "alice", "password": "wrong"}).status_code == 400
+    token = client.post("/api/auth/token/", {"username": "alice", "password": "pw"}).json()["token"]
+    client.credentials(HTTP_AUTHORIZATION=f"Token {token}")
+    assert client.get("/api/qas/", {"project": world.a.pk}).json()["count"] == 1
+
+
+def test_session_writes_need_csrf(world, users):
+    client = APIClient(enforce_csrf_checks=True)
+    client.force_login(users["alice"])
+    assert client.get("/api/qas/").status_code == 200
+    assert client.patch(f"/api/qas/{world.qa_a.pk}/", {"validity": "valid"}, format="json").status_code == 403
