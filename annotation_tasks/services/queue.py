@@ -155,6 +155,8 @@ def next_assignment(worker: Worker, project: Project, mode: str | None = None) -
     if current is not None:
         return current
 
+    from annotation_tasks.services.quality import gold_first  # quality imports pandas: load it on first use
+
     def attempt() -> tuple[Assignment | None, bool]:
         """(assignment, all candidates were locked by others)."""
         with transaction.atomic():
@@ -168,13 +170,17 @@ def next_assignment(worker: Worker, project: Project, mode: str | None = None) -
             )
             if mode:
                 candidates = candidates.filter(mode=mode)
-            ids = list(candidates.order_by("id").values_list("id", flat=True)[:_CANDIDATES])
-            if not ids:
+            rows = list(candidates.order_by("id").values_list("id", "is_gold")[:_CANDIDATES])
+            if not rows:
                 return None, False
+            # quality control decides whether this worker's next unit is a gold one (oldest first within each group)
+            ids = gold_first(worker, project, rows)
             if connection.vendor == "sqlite":
-                locked = list(Unit.objects.filter(pk__in=ids).order_by("id"))
+                found = Unit.objects.filter(pk__in=ids)
             else:
-                locked = list(Unit.objects.select_for_update(skip_locked=True).filter(pk__in=ids).order_by("id"))
+                found = Unit.objects.select_for_update(skip_locked=True).filter(pk__in=ids).order_by("id")
+            by_id = {u.pk: u for u in found}
+            locked = [by_id[i] for i in ids if i in by_id]
             for unit in locked:
                 if active_count(unit.pk) < unit.assignments_wanted:
                     try:

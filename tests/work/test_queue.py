@@ -153,3 +153,18 @@ def test_concurrent_double_submit_records_one_submission():
     assert errors == []
     assert sorted(results) == [False] + [True] * 5
     assert QALabel.objects.filter(assignment=a).count() == 6
+
+
+@pytest.mark.django_db
+def test_queue_asks_quality_control_whether_to_serve_gold(monkeypatch):
+    from annotation_tasks.models import Unit
+    from annotation_tasks.services import quality
+
+    units = make_unit("G", n_sources=4, wanted=1, n_qas=1)
+    project = units[0].project
+    Unit.objects.filter(pk__in=[units[0].pk, units[1].pk]).update(is_gold=False)
+    w1, w2 = _workers(2)
+    monkeypatch.setattr(quality, "should_serve_gold", lambda *a, **k: True)
+    assert queue.next_assignment(w1, project).unit_id == units[2].pk  # the oldest gold unit
+    monkeypatch.setattr(quality, "should_serve_gold", lambda *a, **k: False)
+    assert queue.next_assignment(w2, project).unit_id == units[0].pk  # the oldest ordinary unit
