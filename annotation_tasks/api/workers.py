@@ -8,7 +8,7 @@ from django.db.models import QuerySet
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import serializers, viewsets
 from rest_framework.decorators import action
-from rest_framework.exceptions import ValidationError
+from rest_framework.exceptions import NotFound, ValidationError
 from rest_framework.request import Request
 from rest_framework.response import Response
 
@@ -132,7 +132,9 @@ class WorkerViewSet(ResearcherScopedMixin, viewsets.ReadOnlyModelViewSet):
         worker = self.get_object()
         payload = BlockSerializer(data=request.data)
         payload.is_valid(raise_exception=True)
-        researcher_project_or_404(request, payload.validated_data["project"])
+        project = researcher_project_or_404(request, payload.validated_data["project"])
+        if not worker.assignments.filter(unit__project=project).exists():
+            raise NotFound("This worker has not worked on that project.")
         from annotation_tasks.services import quality
 
         try:

@@ -201,3 +201,15 @@ def test_session_writes_need_csrf(world, users):
     client.force_login(users["alice"])
     assert client.get("/api/qas/").status_code == 200
     assert client.patch(f"/api/qas/{world.qa_a.pk}/", {"validity": "valid"}, format="json").status_code == 403
+
+
+def test_blocking_needs_the_worker_in_that_project(world, users, as_user):
+    from annotation_tasks.models import ProjectMembership
+
+    ProjectMembership.objects.create(project=world.b, user=users["alice"], role="researcher")
+    client = as_user("alice")  # researcher of A and B; ann only worked on A
+    worker = world.own_assignment.worker_id
+    assert client.post(f"/api/workers/{worker}/block/", {"project": world.b.pk, "reason": "x"},
+                       format="json").status_code == 404
+    assert client.post(f"/api/workers/{worker}/block/", {"project": world.a.pk, "reason": "x"},
+                       format="json").status_code == 200
