@@ -4,6 +4,7 @@ MTurk: publish → the fake's worker site frames the HIT's ExternalQuestion URL 
 keyboard → the element submits to our API and posts externalSubmit to the fake → sync → approve → bonus.
 Prolific: publish → the participant opens the study URL (placeholders filled) → labels → submits → the element
 redirects to the completion URL on the fake → sync → approve → bonus.
+(It lives in tests/e2e so that it shares that folder's one Chromium session; the crowd engineer owns it.)
 """
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ import pytest
 
 from annotation_tasks.models import Assignment, QALabel, SpanLabel
 from annotation_tasks.services import publishing, quality
-from tests.e2e.conftest import annotator_js, chromium, page, shot  # noqa: F401 - fixtures
+from tests.crowd.conftest import fake_mturk, fake_prolific  # noqa: F401 - fixtures (the fakes on loopback)
 from tests.e2e.test_annotator_e2e import press, wait_for
 from tests.work.builders import make_unit
 
