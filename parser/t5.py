@@ -112,7 +112,7 @@ class T5Parser(EmbeddedParser):
         model_dir: str = "",
         nominalization_model_dir: str | None = None,
         device: str | None = None,
-        batch_size: int = 16,
+        batch_size: int | None = None,
         num_beams: int = 4,
         max_length: int = 256,
         dtype: str | None = None,
@@ -126,7 +126,7 @@ class T5Parser(EmbeddedParser):
         self.model_dir = model_dir
         self.nominalization_model_dir = nominalization_model_dir or None
         self.device = device
-        self.gen_batch_size = batch_size
+        self.gen_batch_size = batch_size  # None: 128 on a GPU (H200: 17 predicates/s at 32, 100 at 256), 8 on CPU
         self.num_beams = num_beams
         self.max_length = max_length
         self.dtype = dtype
@@ -144,6 +144,8 @@ class T5Parser(EmbeddedParser):
         from transformers import AutoModelForSeq2SeqLM, AutoTokenizer
 
         self.device = self.device or ("cuda" if torch.cuda.is_available() else "cpu")
+        if self.gen_batch_size is None:
+            self.gen_batch_size = 128 if str(self.device).startswith("cuda") else 8
         kwargs: dict[str, Any] = {"local_files_only": True}
         if self.dtype:
             kwargs["dtype"] = getattr(torch, self.dtype)
@@ -167,8 +169,9 @@ class T5Parser(EmbeddedParser):
 
         order = sorted(range(len(prompts)), key=lambda i: len(prompts[i]))  # similar lengths pad less
         outputs: list[str] = [""] * len(prompts)
-        for start in range(0, len(order), self.gen_batch_size):
-            idx = order[start : start + self.gen_batch_size]
+        size = self.gen_batch_size or 8
+        for start in range(0, len(order), size):
+            idx = order[start : start + size]
             enc = self._tokenizer([prompts[i] for i in idx], return_tensors="pt", padding=True, truncation=True)
             enc = {k: v.to(self.device) for k, v in enc.items() if k in ("input_ids", "attention_mask")}
             with torch.inference_mode():
