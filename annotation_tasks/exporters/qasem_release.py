@@ -108,7 +108,7 @@ def _record(
         "source_id": meta.get("source_id", (source.metadata or {}).get("source_id", source.external_id)),
         "source": source_tokens,
         "summary": summary,
-        "model": response.system,
+        "model": meta.get("model", response.system),
         "qas": [_qa(qa, preds[qa.predicate_id], votes, include_majority) for qa in qas],
         "spans": [_span(s, meta.get("spans", {}), links, qa_release_id, votes, include_majority, invalid) for s in spans],
     }

@@ -50,6 +50,18 @@ from annotation_tasks.models.projects import Protocol
 PROTOCOL = [Protocol.SPAN_COVERAGE.value, Protocol.QA_SUPPORT.value]
 LINE_KEYS = ("source_id", "source", "summary", "model", "qas", "spans")
 META_KEYS = ("dataset", "datasource", "cliff_labels")  # kept under their own names in Response.metadata
+_PER_ITEM_MODEL = re.compile(r"^[0-9a-f]{64}-(?P<system>.+?)(?:_\d+)?$")
+
+
+def system_of(model: str) -> str:
+    """The generating system of a release line.
+
+    The verifiability part names its model per item ("<sha256 of the query>-perplexity_1846"); grouping by that
+    would give one "system" per response, so the system is the engine name inside it. The raw value stays in
+    Response.metadata["model"] for the round trip.
+    """
+    match = _PER_ITEM_MODEL.match(model)
+    return match.group("system") if match else model
 QA_KEYS = (
     "qa_id", "sent_id", "predicate_idx", "predicate_pos", "predicate", "question", "answer_idx", "answer", "annotations"
 )
@@ -336,6 +348,7 @@ def write(project: Project, records: list[LineRecord], file_name: str) -> Import
             pos += len(s)
         metadata = {
             "source_id": r.source_id,
+            "model": r.model,
             **r.meta,
             "summary_shape": r.shape,
             "release_keys": r.keys,
@@ -347,7 +360,7 @@ def write(project: Project, records: list[LineRecord], file_name: str) -> Import
                 project=project,
                 source=source_of[(r.sid, _digest(r.source_tokens))],
                 external_id=r.response_external_id,
-                system=r.model,
+                system=system_of(r.model),
                 text=text,
                 tokens=tokens,
                 sentences=sentences,

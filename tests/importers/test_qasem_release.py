@@ -4,6 +4,7 @@ from __future__ import annotations
 import json
 
 import pytest
+from django.core.management import call_command
 
 from annotation_tasks.exporters.qasem_release import export_lines
 from annotation_tasks.models import QA, Predicate, Project, QALabel, Response, Source, SpanLabel, Unit, Worker
@@ -57,7 +58,9 @@ def test_representation_and_polarity_on_the_shared_file(dev_file):
     )
     for d in lines:
         response = Response.objects.get(external_id=f"{d['source_id']}:{d['model']}")
-        assert response.system == d["model"]
+        assert response.metadata["model"] == d["model"]
+        if d["dataset"] != "verifiability":  # per-item model names: see the engine-grouping test below
+            assert response.system == d["model"]
         assert response.metadata["dataset"] == d["dataset"]
         assert response.metadata["summary_shape"] == ("flat" if isinstance(d["summary"][0], str) else "sentences")
         assert response.source.metadata["source_id"] == d["source_id"]
@@ -104,3 +107,13 @@ def test_a_new_file_with_the_same_source_id_but_other_text_gets_its_own_source(t
     sources = dict(Source.objects.values_list("external_id", "text"))
     assert sources["7"] == "A man died of measles in May ."
     assert [t for k, t in sources.items() if k.startswith("7#")] == ["Another text ."]
+
+
+def test_verifiability_lines_are_grouped_by_engine_not_per_item_model(db):
+    """The release names verifiability models per item; the report must group them by engine."""
+    path = shared_file("qasem_consistency", "dev.jsonl")
+    call_command("import_qasem_release", str(path), "--project", "systems")
+    systems = set(Response.objects.filter(project__name="systems", metadata__dataset="verifiability").values_list("system", flat=True))
+    raw = {json.loads(line)["model"] for line in path.open() if json.loads(line)["dataset"] == "verifiability"}
+    assert len(raw) > 50  # one name per item in the release
+    assert systems == {m.split("-", 1)[1].rsplit("_", 1)[0] for m in raw}
