@@ -271,4 +271,8 @@ def test_upload_parse_validate_launch_annotate_report_export(live_server, chromi
     shot(page, "exports")
     assert Unit.objects.filter(batch=batch).count() == 3
     assert not console_errors, console_errors
+    page.get_by_role("button", name="Log out").click()
+    page.wait_for_url(re.compile(r".*/accounts/login/"))
+    page.goto(f"{base}/")
+    assert "/accounts/login/" in page.url  # the session is gone
     context.close()
