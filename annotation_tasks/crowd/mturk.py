@@ -142,6 +142,8 @@ class MTurkProvider(CrowdProvider):
         if not assignment_id or not hit_id:
             return None
         preview = assignment_id == PREVIEW_ASSIGNMENT_ID
+        if not preview and not query.get("workerId"):
+            return None  # an accepted assignment always names its worker; anything else is not MTurk's
         submit_to = query.get("turkSubmitTo", "")
         return EntryContext(
             worker_external_id="" if preview else query.get("workerId", ""),

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import re
 from collections.abc import Iterable, Iterator, Mapping
 from decimal import Decimal
 from urllib.parse import urlencode
@@ -133,7 +134,16 @@ class ProlificProvider(CrowdProvider):
             "pk", flat=True
         ).first()
         if unit_pk is None:
-            return ""
+            # A participant can arrive between the study's publication and our saving its id: ask Prolific
+            # which of our units the study is (its internal name says so).
+            try:
+                internal = self._request("GET", f"studies/{study_id}/").get("internal_name", "")
+            except ProviderError:
+                return ""
+            match = re.fullmatch(r"factcrowd:batch:\d+:unit:(\d+)", internal or "")
+            if match is None:
+                return ""
+            unit_pk = int(match.group(1))
         return f"{self.app_url}/submissions/complete?{urlencode({'cc': completion_code(unit_pk)})}"
 
     # -- money ---------------------------------------------------------------------------

@@ -267,16 +267,22 @@ def sync_batch(batch: Batch, provider: CrowdProvider | None = None) -> SyncResul
 
 
 def sync_open_batches() -> dict[int, dict]:
-    """Sync every published batch (the Celery beat job); one failing platform does not stop the others."""
+    """Sync every published batch (the Celery beat job); one failing platform does not stop the others.
+
+    A batch whose settings ask for it also gets its workers evaluated against the thresholds
+    (settings["evaluate_workers"]) and its approval policy applied (settings["approval_policy"]).
+    """
     out: dict[int, dict] = {}
     for batch in Batch.objects.filter(status=Batch.Status.PUBLISHED).order_by("id"):
         try:
             out[batch.pk] = sync_batch(batch).as_dict()
-            policy = (batch.settings or {}).get("approval_policy")
-            if policy:
-                from annotation_tasks.services.quality import apply_approval_policy
+            from annotation_tasks.services import quality
 
-                out[batch.pk]["policy"] = apply_approval_policy(batch)
+            if (batch.settings or {}).get("evaluate_workers"):
+                decisions = quality.evaluate_workers(batch.project, batch=batch)
+                out[batch.pk]["decisions"] = [f"{d.action}:{d.worker.external_id}" for d in decisions]
+            if (batch.settings or {}).get("approval_policy"):
+                out[batch.pk]["policy"] = quality.apply_approval_policy(batch)
         except Exception as exc:  # logged and reported per batch; beat runs again later
             log.exception("sync of batch %s failed", batch.pk)
             out[batch.pk] = {"error": str(exc)}

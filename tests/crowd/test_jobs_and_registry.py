@@ -51,3 +51,20 @@ def test_parse_entry_any_tries_the_hinted_provider_first():
     assert parse_entry_any({"nothing": "here"}) is None
     worker = Worker.objects.create(provider="local", external_id="x")
     get_provider("local").block(worker, "no-op locally")  # the local platform has nothing to tell
+
+
+def test_beat_job_evaluates_workers_when_the_batch_asks(fake_mturk):
+    from annotation_tasks.models import QualityDecision
+
+    batch, units = make_units(1, provider="mturk")
+    batch.settings = {"evaluate_workers": True, "quality": {"min_gold_items": 99}}
+    batch.save()
+    publishing.publish_batch(batch, reward="0.20", assignments_per_unit=1)
+    out = sync_open_batches.delay().get()[str(batch.pk)]
+    assert out["decisions"] == [] and not QualityDecision.objects.exists()
+
+
+def test_mturk_entry_without_a_worker_is_not_an_entry():
+    provider = get_provider("mturk")
+    assert provider.parse_entry({"assignmentId": "A", "hitId": "H"}) is None
+    assert provider.parse_entry({"assignmentId": "ASSIGNMENT_ID_NOT_AVAILABLE", "hitId": "H"}).preview

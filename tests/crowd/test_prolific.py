@@ -95,3 +95,11 @@ def test_bulk_approve(fake_prolific):
         fake_prolific.complete_by_code(completion_code(units[0].pk))
     get_provider("prolific").approve_many(units[0].provider_ref, ["P1", "P2"])
     assert {s["status"] for s in fake_prolific.submissions.values()} == {"APPROVED"}
+
+
+def test_completion_url_is_found_even_before_the_study_id_is_saved(fake_prolific):
+    batch, units = make_units(1, provider="prolific")
+    (study_id,) = get_provider("prolific").publish(batch, units, reward=Decimal("0.5"), assignments_per_unit=1)
+    assert units[0].provider_ref == ""  # publishing has not recorded the ref yet: a participant arrives now
+    ctx = get_provider("prolific").parse_entry({"PROLIFIC_PID": "EARLY", "STUDY_ID": study_id, "SESSION_ID": "s"})
+    assert ctx.completion_url.endswith(f"cc={completion_code(units[0].pk)}")
