@@ -84,6 +84,9 @@ USE_TZ = True
 STATIC_URL = "/static/"
 STATIC_ROOT = VAR_DIR / "static"
 STATIC_ROOT.mkdir(parents=True, exist_ok=True)  # whitenoise warns on a missing folder
+# Serve app static files (the built element and dashboard) without collectstatic, also with DEBUG off: `make run`
+# uses runserver, which serves nothing itself when DEBUG is off. Production runs collectstatic as well.
+WHITENOISE_USE_FINDERS = True
 
 # Crowd platforms frame the unit page: only their origins may (CSP frame-ancestors).
 X_FRAME_OPTIONS = "DENY"
