@@ -165,6 +165,14 @@ AWS_ACCESS_KEY_ID = env.str("AWS_ACCESS_KEY_ID", default="")
 AWS_SECRET_ACCESS_KEY = env.str("AWS_SECRET_ACCESS_KEY", default="")
 PROLIFIC_API_URL = env.str("PROLIFIC_API_URL", default="https://api.prolific.com/api/v1")
 PROLIFIC_API_TOKEN = env.str("PROLIFIC_API_TOKEN", default="")
+PROLIFIC_WORKSPACE_ID = env.str("PROLIFIC_WORKSPACE_ID", default="")  # balance check and participant groups
+PROLIFIC_APP_URL = env.str("PROLIFIC_APP_URL", default="")  # completion redirect origin (default app.prolific.com)
+PROLIFIC_FEE_RATE = env.str("PROLIFIC_FEE_RATE", default="0.3333")
+PROLIFIC_CURRENCY = env.str("PROLIFIC_CURRENCY", default="GBP")
+# Platform calls per second while publishing many units (MTurk throttles bursts).
+CROWD_PUBLISH_RATE = env.float("CROWD_PUBLISH_RATE", default=5.0)
+# Overrides of annotation_tasks.services.quality.DEFAULT_POLICY (JSON), e.g. {"min_gold_accuracy": 0.8}.
+QUALITY_POLICY = env.json("QUALITY_POLICY", default={})
 
 # Work units: how long a local annotator may hold an assignment before it returns to the queue.
 ASSIGNMENT_TIMEOUT_MINUTES = env.int("ASSIGNMENT_TIMEOUT_MINUTES", default=60)
