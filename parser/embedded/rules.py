@@ -24,6 +24,10 @@ NOUN_TAGS = frozenset({"NN", "NNS"})
 SUBJ_DEPS = frozenset({"nsubj", "nsubjpass", "csubj", "csubjpass"})
 AUX_DEPS = frozenset({"aux", "auxpass"})
 RELATIVE_WORDS = frozenset({"who", "whom", "which", "that", "whose", "where", "when"})
+INHERIT_ADJUNCTS = True
+INHERIT_DEPS = frozenset({"xcomp", "conj", "advcl"})
+INHERIT_WH = frozenset({"when", "where", "why"})
+SPLIT_KINDS = frozenset({"subj", "obj", "agent", "prep", "obj2"})
 NOMINAL_SUFFIXES = ("tion", "sion", "ment", "ance", "ence", "ure", "al", "ing", "age", "sis", "ery", "ity")
 
 
@@ -110,8 +114,11 @@ def trim(doc: Doc | Span, start: int, end: int) -> tuple[int, int]:
     return start, end
 
 
-def subtree_span(tok: SpacyToken, stop: SpacyToken | None = None, include_head_prep: bool = True) -> tuple[int, int]:
-    """The token's subtree as a span; when `stop` (a dependent inside it) is given, cut the span before it."""
+def subtree_span(tok: SpacyToken, stop: SpacyToken | None = None) -> tuple[int, int]:
+    """The token's subtree as a span; when `stop` (a dependent inside it) is given, cut the span before it.
+
+    (Cutting appositions or long trailing clauses from noun phrases was measured: no gain on QA-SRL GS.)
+    """
     start, end = tok.left_edge.i, tok.right_edge.i + 1
     if stop is not None:
         if stop.i > tok.i:
@@ -302,12 +309,19 @@ def find_subject(v: SpacyToken, depth: int = 0) -> tuple[tuple[int, int], SpacyT
     if dep == "relcl":
         return _np_antecedent(head, v), head
     if dep in {"acl", "amod"} and head.tag_ not in VERB_TAGS:
+        if v.tag_ == "VB" and any(c.lower_ == "to" and c.dep_ == "aux" for c in v.children):
+            # "announced her decision to appear": the one deciding, not the decision, appears
+            gov = _noun_governor(head)
+            if gov is not None:
+                found = find_subject(gov, depth + 1)
+                if found is not None:
+                    return found
         return _np_antecedent(head, v), head
     if dep == "conj" and (head.tag_ in VERB_TAGS or head.tag_ == "MD"):
         return find_subject(head, depth + 1)
     if dep == "xcomp":
         objs = [c for c in head.children if c.dep_ in {"dobj", "dative"}]
-        if objs and lexicon.verb_stem(head.lower_, head.tag_) not in {"promise"}:
+        if objs and lexicon.verb_stem(head.lower_, head.tag_) in W.OBJECT_CONTROL:
             return subtree_span(objs[0]), objs[0]
         return find_subject(head, depth + 1) if head.tag_ in VERB_TAGS else None
     if dep in {"advcl", "pcomp", "ccomp", "prep"} or (dep == "pobj" and head.dep_ == "prep"):
@@ -355,7 +369,12 @@ def verbal_arguments(v: SpacyToken) -> tuple[list[Arg], bool]:
         elif dep == "xcomp":
             span = subtree_span(c)
             if c.tag_ in VERB_TAGS:
-                args.append(Arg("xcomp", span, c, "what"))
+                purpose = (
+                    any(g.dep_ == "aux" and g.lower_ == "to" for g in c.children)
+                    and lexicon.verb_stem(v.lower_, v.tag_) not in W.INFINITIVE_TAKERS
+                )
+                # "were carried to reclining chairs to help them": a purpose, not what was carried
+                args.append(Arg("adj", span, c, "why") if purpose else Arg("xcomp", span, c, "what"))
             elif c.tag_ in {"JJ", "JJR", "JJS", "RB"}:
                 args.append(Arg("adj", span, c, "how"))
             else:
@@ -383,6 +402,18 @@ def verbal_arguments(v: SpacyToken) -> tuple[list[Arg], bool]:
             # participles used as prepositions ("including X", "according to X")
             args.append(Arg("obj", subtree_span(c), c))
             has_obj = True
+    # verbs in a chain (xcomp, conjoined verbs) share the head clause's time, place and reason
+    if INHERIT_ADJUNCTS and v.dep_ in INHERIT_DEPS and v.head.tag_ in VERB_TAGS:
+        covered = {a.wh for a in args if a.kind == "adj"}
+        for c in v.head.children:
+            if c.i == v.i or c.dep_ not in {"prep", "advmod", "npadvmod", "advcl"}:
+                continue
+            if c.left_edge.i <= v.i <= c.right_edge.i:
+                continue
+            arg = prep_argument(v.head, c) if c.dep_ == "prep" else (
+                adverbial_clause(c) if c.dep_ == "advcl" else adverbial_argument(c))
+            if arg is not None and arg.kind == "adj" and arg.wh in INHERIT_WH and arg.wh not in covered:
+                args.append(arg)
     # a quote's "he said": the quoted clause is what was said
     if not has_obj and v.dep_ in {"parataxis", "ccomp", "conj"} and lexicon.verb_stem(v.lower_, v.tag_) in W.SAY_VERBS:
         head = v.head
@@ -433,6 +464,9 @@ def prep_argument(v: SpacyToken, p: SpacyToken) -> Arg | None:
     if prep in {"by"} and is_amount(pobj):
         return Arg("adj", full, pobj, "how much")
     if prep in W.LOCATIVE_PREPS and is_place(pobj) and not is_person(pobj) or (prep in {"in", "at", "near"} and pobj.tag_ in {"NNP", "NNPS"}):
+        return Arg("adj", full, pobj, "where")
+    if prep in W.SPATIAL_PREPS and not is_person(pobj) and pobj.tag_ in NOUN_TAGS | {"NNP", "NNPS"}:
+        # QA-SRL annotators ask "where" of nearly every spatial phrase ("in the head", "at a low depth")
         return Arg("adj", full, pobj, "where")
     if prep not in vocab:
         return Arg("adj", full, pobj, "how")
@@ -494,6 +528,29 @@ def _qa(slots: tuple[str, ...] | None, span: tuple[int, int], doc: Doc, offset: 
     return QAPair(slots, qasrl_slots.render(slots), [Answer(start + offset, end + offset, text)], qasrl_slots.role_of(slots))
 
 
+def conjunct_spans(span: tuple[int, int], head: SpacyToken | None) -> list[tuple[int, int]]:
+    """A coordinated noun phrase as one span per conjunct ("A, B and C" answers the question three times)."""
+    if head is None or head.tag_ not in NOUN_TAGS | {"NNP", "NNPS", "PRP", "CD"}:
+        return [span]
+    heads = [head]
+    i = 0
+    while i < len(heads):
+        heads.extend(c for c in heads[i].children if c.dep_ == "conj" and c.tag_ in NOUN_TAGS | {"NNP", "NNPS", "PRP", "CD"})
+        i += 1
+    heads = sorted({h.i: h for h in heads if span[0] <= h.i < span[1]}.values(), key=lambda h: h.i)
+    if len(heads) < 2:
+        return [span]
+    doc = head.doc
+    out = []
+    for k, h in enumerate(heads):
+        start = span[0] if k == 0 else h.left_edge.i
+        end = heads[k + 1].left_edge.i if k + 1 < len(heads) else span[1]
+        piece = trim(doc, start, end)
+        if piece[0] < piece[1]:
+            out.append(piece)
+    return out or [span]
+
+
 def questions_for(info: VerbInfo, args: list[Arg], has_obj: bool) -> list[tuple[tuple[str, ...] | None, Arg]]:
     """One question per argument, phrased with the other core arguments as someone/something."""
     subj = next((a for a in args if a.kind == "subj"), None)
@@ -549,6 +606,14 @@ def verbal_frame(v: SpacyToken, offset: int, sentence_index: int) -> PredicateFr
     for slots, arg in questions_for(info, args, has_obj):
         qa = _qa(slots, arg.span, v.doc, offset)
         if qa is not None:
+            if arg.kind in SPLIT_KINDS:
+                pieces = conjunct_spans(arg.span, arg.head)
+                if len(pieces) > 1:
+                    text = _doc_text(v.doc)
+                    qa.answers = [
+                        Answer(a + offset, b + offset, text[v.doc[a].idx : v.doc[b - 1].idx + len(v.doc[b - 1])])
+                        for a, b in pieces
+                    ]
             frame.qas.append(qa)
     return frame
 

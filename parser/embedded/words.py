@@ -84,3 +84,15 @@ NEGATED_AUX = {
     "did": "didn't", "does": "doesn't", "is": "isn't", "was": "wasn't", "has": "hasn't", "had": "hadn't",
     "can": "can't", "will": "won't", "would": "wouldn't", "should": "shouldn't",
 }
+OBJECT_CONTROL = frozenset(
+    """persuade ask tell force allow help want expect urge order encourage enable cause require invite permit
+    advise get make let lead convince compel oblige teach train instruct remind warn beg push prompt inspire
+    authorize authorise empower challenge need prefer like hate""".split()
+)
+INFINITIVE_TAKERS = OBJECT_CONTROL | frozenset(
+    """try plan decide agree refuse hope expect begin start continue attempt seek fail manage promise threaten
+    intend aim vow pledge prepare have be go use tend appear seem choose offer ask tell wish wait learn remember
+    forget hesitate struggle afford arrange bother claim dare deserve volunteer opt neglect cease resolve vote
+    move propose demand proceed return come stop""".split()
+)
+SPATIAL_PREPS = frozenset("in at into onto near inside outside across through around within toward towards".split())
