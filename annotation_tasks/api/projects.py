@@ -3,8 +3,9 @@ export) live in operations.py; they are routed under /api/projects/<id>/ too."""
 from __future__ import annotations
 
 from django.db import transaction
-from drf_spectacular.utils import extend_schema
-from rest_framework import status, viewsets
+from django.urls import reverse
+from drf_spectacular.utils import extend_schema, inline_serializer
+from rest_framework import serializers, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.filters import OrderingFilter, SearchFilter
 from rest_framework.request import Request
@@ -21,6 +22,7 @@ from annotation_tasks.api.serializers import (
 )
 from annotation_tasks.models import ProjectMembership
 from annotation_tasks.services import monitoring
+from annotation_tasks.services.tokens import INVITE_MAX_AGE_S, invite_token
 
 
 class ProjectViewSet(ProjectOperationsMixin, viewsets.ModelViewSet):
@@ -93,3 +95,15 @@ class ProjectViewSet(ProjectOperationsMixin, viewsets.ModelViewSet):
     def overview(self, request: Request, pk: str | None = None) -> Response:
         """Counts by status, time on task and running jobs: the monitor screen's header."""
         return Response(monitoring.project_overview(self.get_object()))
+
+    @extend_schema(
+        request=None,
+        responses=inline_serializer("InviteLink", {"url": serializers.URLField(), "expires_in_days": serializers.IntegerField()}),
+    )
+    @action(detail=True, methods=["post"], url_path="invite-link", pagination_class=None, filter_backends=[])
+    def invite_link(self, request: Request, pk: str | None = None) -> Response:
+        """A signed invite link: whoever opens it joins the project as an annotator (an account is made for them
+        if they have none) and lands on the next-unit page. Researchers only; it expires after 30 days."""
+        project = self.get_object()
+        url = request.build_absolute_uri(reverse("invite", kwargs={"token": invite_token(project)}))
+        return Response({"url": url, "expires_in_days": INVITE_MAX_AGE_S // 86400})

@@ -1,7 +1,9 @@
-"""load_demo: the demo user (demo / demo), two demo projects with pre-parsed content, and their units.
+"""load_demo: the demo user (demo / demo), two demo projects with pre-parsed content, and their units,
+launched on the local provider so that /annotate/<project>/ serves a unit at once.
 
 Idempotent, because `make run` calls it on every start: the user keeps a changed password, imports skip
-what exists, and unit composition skips sources that already have a unit.
+what exists, unit composition skips sources that already have a unit, and publishing only launches units
+not yet published (a batch a researcher closed stays closed).
 """
 from __future__ import annotations
 
@@ -15,6 +17,7 @@ from django.db import transaction
 from annotation_tasks.models import Batch, Project, ProjectMembership, Source
 from annotation_tasks.models.projects import Protocol
 from annotation_tasks.services.imports import import_factscore, import_qasem_release
+from annotation_tasks.services.publishing import publish_batch
 from annotation_tasks.services.units import compose_units
 
 DEMO_DIR = Path(__file__).resolve().parents[2] / "demo"
@@ -52,13 +55,17 @@ class Command(BaseCommand):
             for source in Source.objects.filter(project=facts, external_id__in=list(references), text=""):
                 source.text = references[source.external_id]
                 source.save(update_fields=["text"])
-            n_units = 0
+            n_units = n_published = 0
             for project in (qasem, facts):
                 ProjectMembership.objects.get_or_create(
                     project=project, user=user, defaults={"role": ProjectMembership.Role.RESEARCHER}
                 )
                 batch, _ = Batch.objects.get_or_create(project=project, name="Demo batch", defaults={"provider": "local"})
                 n_units += len(compose_units(batch))
+                if batch.provider == "local" and batch.status != Batch.Status.CLOSED:
+                    launched = publish_batch(batch, reward="0", assignments_per_unit=project.annotations_per_item,
+                                             provider_name="local", check_balance=False, rate_per_second=0)
+                    n_published += len(launched.published)
         for result in results:
             self.stdout.write(result.summary())
-        self.stdout.write(f"demo: user demo / demo, projects {QASEM_PROJECT!r} and {FACTSCORE_PROJECT!r}, {n_units} new units")
+        self.stdout.write(f"demo: user demo / demo, projects {QASEM_PROJECT!r} and {FACTSCORE_PROJECT!r}, {n_units} new units, {n_published} newly launched on the local provider")

@@ -1,0 +1,78 @@
+"""The first minutes after `make run`: load_demo leaves launched local batches, and the demo researcher can
+pilot their own study through the local queue (the annotate page and POST /api/work/next)."""
+from __future__ import annotations
+
+import io
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.core.management import call_command
+from django.test import Client
+
+from annotation_tasks.models import Assignment, Batch, Project, ProjectMembership, Unit
+from tests.work.builders import make_unit
+
+pytestmark = pytest.mark.django_db
+
+
+def _login(user) -> Client:
+    client = Client()
+    client.force_login(user)
+    return client
+
+
+def test_a_researcher_of_the_project_takes_units_from_the_local_queue():
+    unit = make_unit("Pilot", n_qas=1, n_responses=1)
+    user = get_user_model().objects.create_user("res")
+    ProjectMembership.objects.create(project=unit.project, user=user, role=ProjectMembership.Role.RESEARCHER)
+    client = _login(user)
+    assert client.get(f"/annotate/{unit.project.pk}/").status_code == 200
+    r = client.post("/api/work/next", {"project": unit.project.pk}, content_type="application/json")
+    assert r.status_code == 200
+    assert Assignment.objects.get(pk=r.json()["assignment_id"]).worker.user == user
+    page = client.get(r.json()["url"])
+    assert page.status_code == 200 and page.context["element"]["next_url"] == f"/annotate/{unit.project.pk}/"
+
+
+def test_non_members_still_get_no_units():
+    unit = make_unit("Closed study", n_qas=1, n_responses=1)
+    client = _login(get_user_model().objects.create_user("stranger"))
+    assert client.get(f"/annotate/{unit.project.pk}/").status_code == 403
+    r = client.post("/api/work/next", {"project": unit.project.pk}, content_type="application/json")
+    assert r.status_code == 403 and not Assignment.objects.exists()
+
+
+def test_load_demo_launches_the_demo_batches_locally_and_is_idempotent():
+    call_command("load_demo", stdout=io.StringIO())
+    batches = Batch.objects.order_by("id")
+    assert [(b.project.name, b.provider, b.status) for b in batches] == [
+        ("Demo", "local", "published"), ("Demo FActScore", "local", "published"),
+    ]
+    units = {u.pk: u.provider_ref for u in Unit.objects.all()}
+    assert len(units) == 5 and all(ref.startswith("local-") for ref in units.values())
+    assert all(b.published_at is not None and b.settings["assignments_per_unit"] == 3 for b in batches)
+    first_published = {b.pk: b.published_at for b in batches}
+
+    call_command("load_demo", stdout=io.StringIO())
+    assert {u.pk: u.provider_ref for u in Unit.objects.all()} == units
+    assert {b.pk: b.published_at for b in Batch.objects.all()} == first_published
+
+
+def test_the_demo_user_gets_a_demo_unit_at_once():
+    call_command("load_demo", stdout=io.StringIO())
+    client = Client()
+    assert client.login(username="demo", password="demo")
+    demo = Project.objects.get(name="Demo")
+    r = client.post("/api/work/next", {"project": demo.pk}, content_type="application/json")
+    assert r.status_code == 200
+    unit = Assignment.objects.get(pk=r.json()["assignment_id"]).unit
+    assert unit.project == demo and unit.batch.status == "published" and unit.mode == "qasem"
+    assert client.get(r.json()["url"]).status_code == 200
+
+
+def test_load_demo_leaves_a_closed_demo_batch_closed():
+    call_command("load_demo", stdout=io.StringIO())
+    Batch.objects.filter(project__name="Demo").update(status=Batch.Status.CLOSED)
+    Unit.objects.filter(project__name="Demo").update(provider_ref="")
+    call_command("load_demo", stdout=io.StringIO())
+    assert set(Unit.objects.filter(project__name="Demo").values_list("provider_ref", flat=True)) == {""}
