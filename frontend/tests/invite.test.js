@@ -1,0 +1,37 @@
+// The Members panel's invite link: asks the API for a link, shows it, copies it.
+import { afterEach, describe, expect, it, vi } from 'vitest'
+import { flushPromises, mount } from '@vue/test-utils'
+import ProjectSetup from '../src/dashboard/views/ProjectSetup.vue'
+
+const URL_ = 'http://localhost:8000/invite/abc:def/'
+
+function fakeFetch(calls) {
+  return vi.fn(async (url, init = {}) => {
+    calls.push([init.method || 'GET', url])
+    const body = url.endsWith('/invite-link/') ? { url: URL_, expires_in_days: 30 } : [{ id: 1, username: 'demo', role: 'researcher' }]
+    return { ok: true, status: 200, text: async () => JSON.stringify(body) }
+  })
+}
+
+afterEach(() => vi.unstubAllGlobals())
+
+describe('ProjectSetup invite link', () => {
+  it('creates the link with a POST, shows it and copies it', async () => {
+    const calls = []
+    vi.stubGlobal('fetch', fakeFetch(calls))
+    const writeText = vi.fn(async () => {})
+    vi.stubGlobal('navigator', { clipboard: { writeText } })
+    const w = mount(ProjectSetup, { props: { project: { id: 7, name: 'p', protocol: ['qa_support'] } } })
+    await flushPromises()
+    expect(w.find('[data-testid=invite-url]').exists()).toBe(false)
+    await w.find('[data-testid=make-invite]').trigger('click')
+    await flushPromises()
+    expect(calls).toContainEqual(['POST', '/api/projects/7/invite-link/'])
+    expect(w.find('[data-testid=invite-url]').element.value).toBe(URL_)
+    expect(w.text()).toContain('Valid for 30 days')
+    await w.find('[data-testid=copy-invite]').trigger('click')
+    await flushPromises()
+    expect(writeText).toHaveBeenCalledWith(URL_)
+    expect(w.find('[data-testid=copy-invite]').text()).toBe('Copied')
+  })
+})
