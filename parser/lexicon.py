@@ -200,3 +200,10 @@ def nominalization_verb(noun: str, use_pairs: bool = True) -> str | None:
             if verb and is_known_verb(verb):
                 return verb
     return None
+
+
+def warm() -> None:
+    """Load every table now (workers and benchmarks: the first parse should not pay for it)."""
+    _inflection_table()
+    _catvar_noun_to_verb()
+    _pairs_noun_to_verb()

@@ -6,11 +6,13 @@ The T5 backend subclasses this one: same tokenization, sentences and predicate d
 """
 from __future__ import annotations
 
+import gc
 import threading
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from parser import lexicon
 from parser.embedded.rules import _doc_text, frames_for
 from parser.types import ParsedText, PredicateFrame, Sentence, Token
 
@@ -28,6 +30,13 @@ def load_spacy(model: str = DEFAULT_MODEL) -> Any:
 
             nlp = spacy.load(model, exclude=["ner", "lemmatizer", "attribute_ruler", "senter"])
             _NLP_CACHE[model] = nlp
+            try:
+                lexicon.warm()
+            except lexicon.LexiconUnavailable:
+                pass  # nominal detection then finds nothing; the error surfaces where a lexicon is needed
+            # The pipeline and the lexicons live as long as the process: move them out of the garbage
+            # collector's sight, or every full collection rescans them (measured: over half the rules' cost).
+            gc.freeze()
     return nlp
 
 
