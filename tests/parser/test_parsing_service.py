@@ -180,3 +180,27 @@ def test_parse_command_waits_and_reports(transactional_db) -> None:
     call_command("parse", "--project", "parse-me", "--inline", "--backend", "embedded", "--json", stdout=out,
                  stderr=io.StringIO())
     assert '"status": "done"' in out.getvalue() and '"done": 3' in out.getvalue()
+
+
+def test_fact_labeling_projects_get_model_facts_but_keep_imported_ones(project: Project,
+                                                                       django_capture_on_commit_callbacks) -> None:
+    from annotation_tasks.models import AtomicFact
+
+    project.protocol = ["fact_labeling"]
+    project.save()
+    imported_on = Response.objects.get(external_id="r2")
+    AtomicFact.objects.create(response=imported_on, text="Roselyn Sanchez is an actress.", origin=Origin.IMPORTED)
+    with django_capture_on_commit_callbacks(execute=True):
+        job = parsing.start_parse_job(project)
+    job.refresh_from_db()
+    assert job.status == Job.Status.DONE and job.result["atomic_facts"] > 0
+    r1 = Response.objects.get(external_id="r1")
+    facts = list(r1.atomic_facts.order_by("sentence_index", "order").values_list("sentence_index", "text", "origin"))
+    assert facts[0] == (0, "The mayor resigned on Monday.", Origin.PARSER)
+    assert {f[0] for f in facts} == {0, 1}  # one or more per sentence
+    assert list(imported_on.atomic_facts.values_list("origin", flat=True)) == [Origin.IMPORTED]
+    # a re-run replaces model facts, it does not pile them up
+    before = r1.atomic_facts.count()
+    with django_capture_on_commit_callbacks(execute=True):
+        parsing.start_parse_job(project)
+    assert r1.atomic_facts.count() == before
