@@ -1,0 +1,158 @@
+"""Jobs run by a real Celery worker process over the filesystem broker, on the database the test uses.
+
+Nothing here is eager: services queue jobs in transaction.on_commit, kombu writes the message to a folder,
+a `celery -A backend worker` subprocess picks it up and writes to the same (SQLite file or PostgreSQL)
+test database, and the test watches the Job rows like the dashboard does. Includes a worker killed with
+SIGKILL in the middle of a parse, and the resumed Job finishing with exactly the QAs an uninterrupted
+parse writes.
+"""
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
+from django.db import transaction
+from django.db.models import Count
+from django_celery_results.models import TaskResult
+
+from annotation_tasks.models import QA, Job, Project, Response
+from annotation_tasks.services import parsing, uploads
+from annotation_tasks.services.imports import import_items
+from tests.integration import procs
+
+pytestmark = [pytest.mark.slow]
+
+
+def write_items(path: Path, n: int, prefix: str = "") -> Path:
+    with path.open("w", encoding="utf-8") as handle:
+        for i in range(n):
+            source = (
+                f"Report {prefix}{i}: the council of town {i} approved a budget of {i + 3} million euros on Monday "
+                f"after a long debate about schools and roads. The mayor said work would start in spring."
+            )
+            response = f"Town {i} approved a budget of {i + 3} million euros. The debate was about schools."
+            handle.write(json.dumps({"source_id": f"{prefix}s{i}", "source": source, "system": "sys-a",
+                                     "response": response}) + "\n")
+    return path
+
+
+def job_state(job_id: int) -> Job:
+    return Job.objects.get(pk=job_id)
+
+
+def wait_job(job_id: int, real, timeout: float = 45) -> Job:
+    procs.wait_until(
+        lambda: job_state(job_id).status in (Job.Status.DONE, Job.Status.FAILED), timeout, f"job {job_id}",
+        [w for w in real.started if w.alive()], interval=0.2,
+    )
+    return job_state(job_id)
+
+
+def qa_counts(project: Project) -> dict[str, int]:
+    return {
+        r.external_id: r.n for r in Response.objects.filter(project=project).annotate(n=Count("qas"))
+    }
+
+
+def duplicate_qas(project: Project) -> list[dict]:
+    return list(
+        QA.objects.filter(response__project=project)
+        .values("response_id", "predicate_id", "answer_start", "answer_end", "question")
+        .annotate(n=Count("id"))
+        .filter(n__gt=1)
+    )
+
+
+def test_parse_and_import_jobs_run_in_a_real_worker(real_celery, tmp_path):
+    import_items(write_items(tmp_path / "items.jsonl", 5), "Real worker")
+    project = Project.objects.get(name="Real worker")
+    real_celery.start_worker()
+
+    with transaction.atomic():
+        job = parsing.start_parse_job(project)
+        # queued on commit, not before: nothing may reach the broker while the Job row is invisible to the worker
+        assert real_celery.queued_messages() == []
+    job = wait_job(job.pk, real_celery)
+    assert (job.status, job.error, job.done, job.total) == (Job.Status.DONE, "", 5, 5), real_celery.logs()
+    assert job.result["qas"] > 0 and job.result["responses"] == 5
+    responses = Response.objects.filter(project=project)
+    assert all(r.parsed_at and r.parser_backend == "embedded" for r in responses)
+    counts = qa_counts(project)
+    assert all(n > 0 for n in counts.values()) and sum(counts.values()) == job.result["qas"]
+    assert duplicate_qas(project) == []
+    # the worker stored its result through the django-db result backend, in the same database
+    # (stored just after the task returns, so a moment after the Job row says done)
+    assert job.celery_id
+    procs.wait_until(lambda: TaskResult.objects.filter(task_id=job.celery_id).exists(), 10, "task result",
+                     real_celery.started)
+    assert TaskResult.objects.get(task_id=job.celery_id).status == "SUCCESS"
+
+    # an upload from the dashboard: services.uploads stores the file, the worker imports it
+    upload = SimpleUploadedFile("more.jsonl", write_items(tmp_path / "more.jsonl", 3, prefix="up").read_bytes())
+    job = wait_job(uploads.start_import_job(project, upload, "items").pk, real_celery)
+    assert (job.status, job.done, job.result["lines"]) == (Job.Status.DONE, 1, 3), (job.error, real_celery.logs())
+    assert Response.objects.filter(project=project).count() == 8
+
+    # a broken upload fails as a Job with a located error, and imports nothing
+    bad = SimpleUploadedFile("bad.jsonl", b'{"source_id": "x", "source": "s", "system": "a", "response": "r"}\n{oops\n')
+    job = wait_job(uploads.start_import_job(project, bad, "items").pk, real_celery)
+    assert job.status == Job.Status.FAILED and job.result["errors"][0]["line"] == 2, (job.error, job.result)
+    assert Response.objects.filter(project=project).count() == 8
+
+
+def test_parse_command_waits_for_the_real_worker(real_celery, tmp_path):
+    """The CLI in another process: `parse --wait` queues through the service and follows the Job to the end."""
+    items = write_items(tmp_path / "items.jsonl", 4)
+    procs.manage(real_celery.env, "import_items", str(items), "--project", "CLI")
+    real_celery.start_worker()
+    done = procs.manage(real_celery.env, "parse", "--project", "CLI", "--wait", "--timeout", "45", "--json", timeout=60)
+    state = json.loads(done.stdout.strip().splitlines()[-1])
+    assert (state["status"], state["done"], state["total"]) == ("done", 4, 4), done.stderr
+    project = Project.objects.get(name="CLI")
+    assert sum(qa_counts(project).values()) == state["result"]["qas"] > 0
+    assert duplicate_qas(project) == []
+
+
+def test_worker_killed_mid_parse_then_resumed_writes_each_qa_once(real_celery, tmp_path):
+    n = 120
+    import_items(write_items(tmp_path / "items.jsonl", n), "Killed")
+    project = Project.objects.get(name="Killed")
+    worker = real_celery.start_worker()
+    job = parsing.start_parse_job(project)
+
+    # SIGKILL the worker once some responses are written, long before the end
+    procs.wait_until(lambda: job_state(job.pk).done >= 5, 45, "first responses parsed", [worker], interval=0.02)
+    worker.kill()
+    at_kill = job_state(job.pk)
+    assert at_kill.status == Job.Status.RUNNING and 5 <= at_kill.done < n, "worker finished before it was killed"
+    parsed_before = dict(
+        Response.objects.filter(project=project, parsed_at__isnull=False).values_list("id", "parsed_at")
+    )
+    # each response is all or nothing: `done` counts after its transaction commits, so at most one more is parsed
+    assert at_kill.done <= len(parsed_before) <= at_kill.done + 1
+    assert not QA.objects.filter(response__project=project, response__parsed_at__isnull=True).exists()
+    assert duplicate_qas(project) == []
+    # the filesystem broker removed the message when the worker took it: a restarted worker alone has nothing
+    # to run (no redelivery after a crash, acks_late or not), so the Job is resumed explicitly
+    assert real_celery.queued_messages() == []
+
+    time.sleep(0.5)
+    assert job_state(job.pk).done == at_kill.done  # nobody is working on it any more
+    real_celery.start_worker(name="restarted")
+    job = wait_job(parsing.resume_parse_job(job_state(job.pk)).pk, real_celery, timeout=60)
+    assert (job.status, job.done, job.total) == (Job.Status.DONE, n, n), (job.error, real_celery.logs())
+    # responses written before the kill were skipped, not parsed again
+    again = dict(Response.objects.filter(id__in=parsed_before).values_list("id", "parsed_at"))
+    assert again == parsed_before
+    assert job.result["responses"] == n - len(parsed_before)
+
+    # exactly what an uninterrupted parse of the same items writes: nothing duplicated, nothing missing
+    import_items(tmp_path / "items.jsonl", "Reference")
+    reference = Project.objects.get(name="Reference")
+    parsing.run_parse_job(parsing.start_parse_job(reference, queue=False).pk)
+    assert duplicate_qas(project) == []
+    assert qa_counts(project) == qa_counts(reference)
+    assert sum(qa_counts(project).values()) > n
