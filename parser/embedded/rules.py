@@ -551,6 +551,16 @@ def conjunct_spans(span: tuple[int, int], head: SpacyToken | None) -> list[tuple
     return out or [span]
 
 
+def _split_conjuncts(qa: QAPair, arg: Arg, doc: Doc, offset: int) -> None:
+    """Answer a core question once per conjunct of a coordinated noun phrase."""
+    if arg.kind not in SPLIT_KINDS:
+        return
+    pieces = conjunct_spans(arg.span, arg.head)
+    if len(pieces) > 1:
+        text = _doc_text(doc)
+        qa.answers = [Answer(a + offset, b + offset, text[doc[a].idx : doc[b - 1].idx + len(doc[b - 1])]) for a, b in pieces]
+
+
 def questions_for(info: VerbInfo, args: list[Arg], has_obj: bool) -> list[tuple[tuple[str, ...] | None, Arg]]:
     """One question per argument, phrased with the other core arguments as someone/something."""
     subj = next((a for a in args if a.kind == "subj"), None)
@@ -606,14 +616,7 @@ def verbal_frame(v: SpacyToken, offset: int, sentence_index: int) -> PredicateFr
     for slots, arg in questions_for(info, args, has_obj):
         qa = _qa(slots, arg.span, v.doc, offset)
         if qa is not None:
-            if arg.kind in SPLIT_KINDS:
-                pieces = conjunct_spans(arg.span, arg.head)
-                if len(pieces) > 1:
-                    text = _doc_text(v.doc)
-                    qa.answers = [
-                        Answer(a + offset, b + offset, text[v.doc[a].idx : v.doc[b - 1].idx + len(v.doc[b - 1])])
-                        for a, b in pieces
-                    ]
+            _split_conjuncts(qa, arg, v.doc, offset)
             frame.qas.append(qa)
     return frame
 
@@ -681,6 +684,8 @@ def nominal_frame(n: SpacyToken, verb: str, offset: int, sentence_index: int) ->
                 agent = Arg("agent", span, c, core_wh(c))
             elif theme is None:
                 theme = Arg("obj", span, c, core_wh(c))
+        elif c.dep_ == "amod" and c.tag_ in {"JJ", "JJR", "JJS"} and c.i < n.i and not c.text[:1].isupper():
+            adjuncts.append(Arg("adj", (c.left_edge.i, c.i + 1), c, "how"))  # "poor harvests"
         elif c.dep_ == "prep":
             prep = c.lower_
             pobj = next((g for g in c.children if g.dep_ == "pobj"), None)
@@ -704,11 +709,15 @@ def nominal_frame(n: SpacyToken, verb: str, offset: int, sentence_index: int) ->
         for c in gov.children:
             if c.dep_ == "prep" and not (c.left_edge.i <= n.i <= c.right_edge.i):
                 arg = prep_argument(gov, c)
-                if arg is not None and arg.kind == "adj" and arg.wh in {"when", "where"}:
+                if arg is not None and arg.kind == "adj" and arg.wh in {"when", "where", "why", "how", "how long", "how much"}:
                     adjuncts.append(arg)
             elif c.dep_ in {"npadvmod", "advmod"} and c.i != n.i:
                 arg = adverbial_argument(c)
                 if arg is not None and arg.wh == "when":
+                    adjuncts.append(arg)
+            elif c.dep_ == "advcl" and not (c.left_edge.i <= n.i <= c.right_edge.i):
+                arg = adverbial_clause(c)
+                if arg is not None:
                     adjuncts.append(arg)
     doc = n.doc
     qas: list[tuple[tuple[str, ...] | None, Arg]] = []
@@ -730,23 +739,33 @@ def nominal_frame(n: SpacyToken, verb: str, offset: int, sentence_index: int) ->
             continue
         qa = _qa(slots, arg.span, doc, offset)
         if qa is not None:
+            _split_conjuncts(qa, arg, doc, offset)
             frame.qas.append(qa)
     return frame
 
 
 def _noun_governor(n: SpacyToken) -> SpacyToken | None:
-    """The verb whose object (or prepositional object) the noun is, through coordination."""
+    """The verb of the clause the noun sits in: through coordination, compounds and chains of PPs
+    ("exploded in whistles of disapproval" -> exploded), at most a few hops away."""
     tok = n
-    for _ in range(3):
-        if tok.dep_ == "conj" and tok.head is not tok:
-            tok = tok.head
-            continue
-        break
-    head = tok.head
-    if tok.dep_ in {"dobj", "attr", "oprd", "nsubjpass"} and head.tag_ in VERB_TAGS:
-        return head
-    if tok.dep_ == "pobj" and head.dep_ == "prep" and head.head.tag_ in VERB_TAGS:
-        return head.head
+    for _ in range(5):
+        head = tok.head
+        if head is tok:
+            return None
+        dep = tok.dep_
+        if dep in {"conj", "compound", "appos"}:
+            tok = head
+        elif dep in {"dobj", "attr", "oprd", "nsubjpass", "dative", "nsubj"}:
+            return head if head.tag_ in VERB_TAGS else None
+        elif dep == "pobj" and head.dep_ in {"prep", "agent"}:
+            if head.head.tag_ in VERB_TAGS:
+                return head.head
+            if head.head.tag_ in NOUN_TAGS | {"NNP", "NNPS"}:
+                tok = head.head
+            else:
+                return None
+        else:
+            return None
     return None
 
 
