@@ -12,6 +12,7 @@ from django.contrib.auth.decorators import login_required
 from django.db import IntegrityError
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.utils.cache import add_never_cache_headers
 from django.views.decorators.http import require_GET
 
 from annotation_tasks.crowd import EntryContext, available_providers, get_provider
@@ -36,8 +37,20 @@ def _message(request: HttpRequest, title: str, text: str, status: int) -> HttpRe
     return render(request, "annotation_tasks/message.html", {"title": title, "text": text}, status=status)
 
 
-def _element_page(request: HttpRequest, **element: str) -> HttpResponse:
-    return render(request, "annotation_tasks/unit.html", {"element": element})
+UNIT_DATA_ID = "factcrowd-unit"
+
+
+def _element_page(request: HttpRequest, unit_data: dict | None = None, **element: str) -> HttpResponse:
+    """The element's page. `unit_data` (the GET unit answer for this token) is embedded with json_script and
+    named by the element's unit-data-id attribute: the element starts without a request (docs/annotator-api.md).
+    It holds the worker's draft, so the page is never cached (a cached copy would restore an old draft)."""
+    response = render(
+        request,
+        "annotation_tasks/unit.html",
+        {"element": element, "unit_data": unit_data, "unit_data_id": UNIT_DATA_ID},
+    )
+    add_never_cache_headers(response)
+    return response
 
 
 @require_GET
@@ -51,7 +64,7 @@ def work_page(request: HttpRequest, token: str) -> HttpResponse:
     next_url = ""
     if request.user.is_authenticated and assignment.worker.user_id == request.user.pk:
         next_url = f"/annotate/{assignment.unit.project_id}/"
-    return _element_page(request, token=token, next_url=next_url)
+    return _element_page(request, work.unit_payload(assignment), token=token, next_url=next_url)
 
 
 # The element appends this to its submit-to attribute (docs/annotator-api.md), while an EntryContext's
@@ -100,7 +113,7 @@ def unit_entry(request: HttpRequest, ref: str) -> HttpResponse:
         return _message(request, "Open this unit from your task list", "The link lacks the platform's parameters.", 400)
     provider_name, ctx = found
     if ctx.preview:
-        return _element_page(request, token=preview_token(unit), preview="true")
+        return _element_page(request, work.preview_payload(unit), token=preview_token(unit), preview="true")
     worker = _worker(provider_name, ctx.worker_external_id)
     if worker.status in BLOCKED:
         return _message(request, "Not available", "This task is not available to you.", 403)
@@ -109,6 +122,7 @@ def unit_entry(request: HttpRequest, ref: str) -> HttpResponse:
         return _message(request, "Nothing left here", "This unit already has all the answers it needs.", 409)
     return _element_page(
         request,
+        work.unit_payload(assignment),
         token=assignment_token(assignment),
         submit_to=_element_submit_to(ctx.submit_to),
         assignment_id=ctx.provider_assignment_id,

@@ -227,6 +227,115 @@ describe('<factcrowd-annotator> component', () => {
     expect(byTestId(w, 'fact-item')).toHaveLength(5)
   })
 
+  it('keys typed right after e / a, before the editor renders, land in the editor, not in navigation', async () => {
+    unit = sampleUnit({ mode: 'factscore' })
+    const w = await mountAnnotator()
+    await press('Enter')
+    // e then "jk s" in one go: no microtask (no Vue render) runs between these keydowns
+    for (const key of ['e', ' ', 'j', 'k', 's']) window.dispatchEvent(new KeyboardEvent('keydown', { key, bubbles: true, cancelable: true }))
+    await flushPromises()
+    const input = w.get('[data-testid="fact-text-input"]')
+    expect(document.activeElement).toBe(input.element)
+    expect(input.element.value).toBe('A man died from measles. jks')
+    expect(input.element.selectionStart).toBe(input.element.value.length) // caret at the end
+    expect(byTestId(w, 'fact-item')[0].attributes('data-current')).toBe('true') // j / k did not move
+    expect(byTestId(w, 'fact-item')[0].attributes('data-label')).toBe('') // s did not label
+    await input.trigger('keydown', { key: 'Enter' })
+    expect(byTestId(w, 'fact-item')[0].find('.fact-text').text()).toBe('A man died from measles. jks')
+    // once the editor is closed, the same keys navigate and label again
+    await press('s')
+    expect(byTestId(w, 'fact-item')[0].attributes('data-label')).toBe('S')
+    expect(byTestId(w, 'fact-item')[1].attributes('data-current')).toBe('true')
+    // a: a new empty fact, typed into at once
+    for (const key of ['a', 'X', 'y']) window.dispatchEvent(new KeyboardEvent('keydown', { key, bubbles: true, cancelable: true }))
+    await flushPromises()
+    expect(w.get('[data-testid="fact-text-input"]').element.value).toBe('Xy')
+    expect(byTestId(w, 'fact-item')).toHaveLength(6)
+  })
+
+  it('the QA note takes keys typed right after e', async () => {
+    const w = await mountAnnotator()
+    await press('Enter')
+    await w.get('[data-testid="step-tab"][data-section-index="1"]').trigger('click')
+    for (const key of ['e', 'o', 'k']) window.dispatchEvent(new KeyboardEvent('keydown', { key, bubbles: true, cancelable: true }))
+    await flushPromises()
+    const note = w.get('[data-testid="qa-note"]')
+    expect(document.activeElement).toBe(note.element)
+    expect(note.element.value).toBe('ok')
+    expect(byTestId(w, 'qa-item')[0].attributes('data-current')).toBe('true')
+  })
+
+  it('a step whose QAs all follow from step 1 is shown done, not 0/0', async () => {
+    const w = await mountAnnotator()
+    await press('Enter')
+    for (let i = 0; i < 6; i++) await press('n') // every span of A not covered: all of A's QAs are derived
+    const tab = w.get('[data-testid="step-tab"][data-section-index="1"]')
+    expect(tab.attributes('data-done')).toBe('true')
+    expect(tab.classes()).toContain('done')
+    expect(tab.get('[data-testid="step-count"]').text()).toBe('from step 1')
+    // the cursor skipped A's step 2 (nothing to ask there) and went on to B
+    expect(w.get('[data-testid="progress"]').text()).toBe('Response B · Step 1 · 0 / 5 spans')
+    await tab.trigger('click')
+    expect(w.get('[data-testid="progress"]').text()).toBe('Response A · Step 2 · all 6 QAs answered in step 1')
+    expect(byTestId(w, 'qa-item').every((q) => q.attributes('data-derived') === 'true')).toBe(true)
+    // B's step 2 is not done: its tab has no check
+    const other = w.get('[data-testid="step-tab"][data-section-index="3"]')
+    expect(other.attributes('data-done')).toBe('false')
+    expect(other.get('[data-testid="step-count"]').text()).toBe('0/6')
+  })
+
+  it('an embedded unit (unit-data-id) renders with the first render, with no request', async () => {
+    const tag = document.createElement('script')
+    tag.type = 'application/json'
+    tag.id = 'fc-unit'
+    tag.textContent = JSON.stringify(sampleUnit())
+    document.body.appendChild(tag)
+    unit = { ...sampleUnit(), project: { name: 'From the API' } } // would differ if it were fetched
+    const w = mount(FactcrowdAnnotator, { props: { token: 'tok', unitDataId: 'fc-unit' }, attachTo: document.body })
+    mounted.push(w)
+    // synchronously: no await between mount and the Start button
+    expect(w.find('[data-testid="start-button"]').exists()).toBe(true)
+    expect(w.find('[data-testid="loading"]').exists()).toBe(false)
+    expect(document.activeElement).toBe(w.get('[data-testid="start-button"]').element)
+    await flushPromises()
+    expect(calls.filter((c) => c.method === 'GET')).toEqual([])
+    expect(w.get('.fc-title').text()).toBe('Measles news · consistency')
+    await press('Enter')
+    await press('c')
+    expect(byTestId(w, 'span-item')[0].attributes('data-label')).toBe('true')
+    await wait(400)
+    expect(calls.filter((c) => c.method === 'PUT').map((c) => c.url)).toEqual(['/api/work/tok/draft']) // drafts still go to the API
+  })
+
+  it('without the embedded unit (absent id, or not JSON) the element fetches it', async () => {
+    const tag = document.createElement('script')
+    tag.type = 'application/json'
+    tag.id = 'broken'
+    tag.textContent = '{not json'
+    document.body.appendChild(tag)
+    for (const id of ['missing', 'broken']) {
+      calls = []
+      const w = await mountAnnotator({ unitDataId: id })
+      expect(calls.map((c) => `${c.method} ${c.url}`)).toEqual(['GET /api/work/tok/unit'])
+      expect(w.find('[data-testid="start-button"]').exists()).toBe(true)
+      mounted.pop().unmount()
+    }
+  })
+
+  it('a long step renders its first items first and the rest right after', async () => {
+    const u = sampleUnit()
+    const r = u.responses[0]
+    r.spans = Array.from({ length: 40 }, (_, k) => ({ id: 1000 + k, start: k % r.tokens.length, end: (k % r.tokens.length) + 1, text: `span ${k}`, qa_ids: [] }))
+    unit = u
+    const w = await mountAnnotator()
+    expect(byTestId(w, 'span-item')).toHaveLength(16)
+    expect(w.get('[data-testid="progress"]').text()).toBe('Response A · Step 1 · 0 / 40 spans') // counts cover all of them
+    await wait(120)
+    expect(byTestId(w, 'span-item')).toHaveLength(40)
+    const ids = byTestId(w, 'span-item').map((x) => Number(x.attributes('data-span-id')))
+    expect([...ids].sort((a, b) => a - b)).toEqual(Array.from({ length: 40 }, (_, k) => 1000 + k))
+  })
+
   it('? opens the instructions with worked examples; Escape closes them', async () => {
     const w = await mountAnnotator()
     await press('Enter')

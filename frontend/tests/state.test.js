@@ -56,6 +56,20 @@ describe('step 1 → step 2 propagation', () => {
     const sent = S.submitLabels(model, state).qas.find((q) => q.qa_id === qa.id)
     expect(sent).toEqual({ qa_id: qa.id, supported: false, derived_from_span: true, note: '' })
   })
+  it('a step whose QAs all follow from step 1 is complete at 0 / 0; an empty or unlabeled step is not', () => {
+    const { model, state } = setup()
+    expect(S.sectionProgress(model, state, 1)).toEqual({ done: 0, total: 6, derived: 0, complete: false })
+    S.goToSection(model, state, 0)
+    for (let k = 0; k < model.sections[0].items.length; k++) S.label(model, state, false)
+    expect(S.sectionProgress(model, state, 1)).toEqual({ done: 0, total: 0, derived: 6, complete: true })
+    expect(S.progressLabel(model, { ...state, cursor: { section: 1, item: 0 } })).toBe('Response A · Step 2 · all 6 QAs answered in step 1')
+    expect(S.progress(model, state).sections[0].complete).toBe(true)
+    expect(S.progress(model, state).sections[3].complete).toBe(false)
+    const empty = S.buildModel({ ...sampleUnit({ mode: 'factscore' }) })
+    const st = S.createState(empty)
+    st.labels.facts[empty.responses[0].id] = []
+    expect(S.sectionProgress(empty, st, 0)).toEqual({ done: 0, total: 0, derived: 0, complete: false })
+  })
   it('going back and marking the span covered asks the QA again', () => {
     const { model, state } = setup()
     const span = model.responses[0].spans[1]

@@ -63,6 +63,10 @@ def test_qasem_keyboard_only_with_reload_and_flip(live_server, page, shot):
     wait_for(lambda: len((Assignment.objects.get(pk=a.pk).draft or {}).get("labels", {}).get("qas", {})) == 2,
              what="the draft with A's labels")
 
+    # the page embeds the unit (unit-data-id): the element never asked GET unit, it only saved drafts
+    api_calls = page.evaluate(
+        "performance.getEntriesByType('resource').map((e) => e.name).filter((u) => u.includes('/api/work/'))")
+    assert api_calls and all(u.endswith("/draft") for u in api_calls), api_calls
     page.reload()
     page.get_by_test_id("start-button").wait_for()
     assert "Resume" in page.get_by_test_id("start-button").inner_text()
@@ -102,8 +106,8 @@ def test_qasem_keyboard_only_with_reload_and_flip(live_server, page, shot):
 def edit_field(page, expected: str):
     field = page.get_by_test_id("fact-text-input")
     field.wait_for()
-    # the element focuses its editor a moment later (after Vue's next tick): typing must wait for it
-    page.wait_for_function("el => el.getRootNode().activeElement === el", arg=field.element_handle())
+    # the editor has focus as soon as it is shown (the same task as the key that opened it)
+    assert field.evaluate("el => el.getRootNode().activeElement === el")
     assert field.input_value() == expected
     return field
 

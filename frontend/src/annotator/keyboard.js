@@ -60,6 +60,11 @@ export function isTypingTarget(el) {
   return tag === 'input' || tag === 'textarea' || tag === 'select' || el.isContentEditable === true
 }
 
+/** Whether a keydown types a character (a single printable key, no Ctrl / Cmd / Alt). */
+export function isTextKey(event) {
+  return typeof event.key === 'string' && [...event.key].length === 1 && !event.ctrlKey && !event.metaKey && !event.altKey
+}
+
 export function optionFor(kind, value) {
   return (LABEL_OPTIONS[kind] || []).find((o) => o.value === value) || null
 }

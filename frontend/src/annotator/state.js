@@ -247,16 +247,22 @@ export function changeFacts(model, state, op, ...args) {
 
 // ---- progress, completeness, submission ----------------------------------------------------------------------
 
+/** { done, total } askable items of a section, `derived`: its items answered by step 1 (not asked), and
+ * `complete`: nothing left to do there (a step whose QAs all follow from step 1 is complete, at 0 / 0). */
 export function sectionProgress(model, state, si) {
   const section = model.sections[si]
   let done = 0
   let total = 0
+  let derived = 0
   for (const item of sectionItems(model, state, si)) {
-    if (!isAskable(model, state, section, item)) continue
+    if (!isAskable(model, state, section, item)) {
+      derived++
+      continue
+    }
     total++
     if (isLabeled(itemValue(model, state, section, item))) done++
   }
-  return { done, total }
+  return { done, total, derived, complete: done === total && (total > 0 || derived > 0) }
 }
 
 export function progress(model, state) {
@@ -270,9 +276,10 @@ export function progress(model, state) {
 export function progressLabel(model, state) {
   const section = model.sections[state.cursor.section]
   if (!section) return ''
-  const { done, total } = sectionProgress(model, state, section.index)
+  const { done, total, derived } = sectionProgress(model, state, section.index)
   const who = section.response != null && model.responses.length > 1 ? `${model.responses[section.response].label} · ` : ''
   const step = section.step ? `Step ${section.step} · ` : ''
+  if (total === 0 && derived > 0) return `${who}${step}all ${derived} ${KIND_NOUN[section.kind]} answered in step 1`
   return `${who}${step}${done} / ${total} ${KIND_NOUN[section.kind]}`
 }
 
