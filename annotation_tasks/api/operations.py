@@ -58,7 +58,8 @@ class ProjectOperationsMixin:
         from annotation_tasks.services import parsing
 
         try:
-            job = parsing.start_parse_job(project, backend=payload.validated_data["backend"] or None, user=request.user)
+            job = parsing.start_parse_job(project, backend=payload.validated_data["backend"] or None, user=request.user,
+                                          only_unparsed=not payload.validated_data["reparse"])
         except ValueError as exc:
             raise ValidationError({"backend": str(exc)}) from exc
         return Response(JobSerializer(job).data, status=status.HTTP_202_ACCEPTED)

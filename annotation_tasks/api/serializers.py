@@ -325,6 +325,11 @@ class UploadSerializer(serializers.Serializer):
 
 class ParseRequestSerializer(serializers.Serializer):
     backend = serializers.CharField(required=False, allow_blank=True, default="")
+    reparse = serializers.BooleanField(
+        required=False, default=False,
+        help_text="Parse every response again (the parser's own QAs are replaced; imported, validated, edited "
+                  "and labeled QAs stay). By default only responses not yet decomposed are parsed.",
+    )
 
 
 class ComposeSerializer(serializers.Serializer):

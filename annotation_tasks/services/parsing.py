@@ -56,10 +56,23 @@ def get_parser(backend: str | None = None) -> registry.ParserBackend:
     return registry.get_backend(name, **backend_options(name))
 
 
-def start_parse_job(project: Project, backend: str | None = None, user: Any = None, *, queue: bool = True) -> Job:
+def unparsed_responses(project: Project):
+    """Responses nothing has decomposed yet: never parsed, and no imported QAs or atomic facts either
+    (a QASem release or a FActScore file arrives already decomposed)."""
+    return (
+        project.responses.filter(parsed_at__isnull=True)
+        .exclude(pk__in=QA.objects.filter(response__project=project).values("response_id"))
+        .exclude(pk__in=AtomicFact.objects.filter(response__project=project).values("response_id"))
+    )
+
+
+def start_parse_job(project: Project, backend: str | None = None, user: Any = None, *, queue: bool = True,
+                    only_unparsed: bool = False) -> Job:
     """Create a parse Job for every response of `project` and queue it once the transaction commits.
 
-    queue=False leaves it for the caller to run (`parse --inline` runs it in its own process).
+    only_unparsed=True (the dashboard's "Start parsing") leaves responses that are already decomposed alone:
+    re-parsing imported responses would put the parser's QAs next to the imported ones, in units already
+    published. queue=False leaves it for the caller to run (`parse --inline` runs it in its own process).
     """
     name = backend_name(backend)
     if name == "t5" and not backend_options(name)["model_dir"]:
@@ -67,8 +80,8 @@ def start_parse_job(project: Project, backend: str | None = None, user: Any = No
     job = Job.objects.create(
         project=project,
         kind=Job.Kind.PARSE,
-        params={"backend": name},
-        total=project.responses.count(),
+        params={"backend": name, **({"only_unparsed": True} if only_unparsed else {})},
+        total=(unparsed_responses(project) if only_unparsed else project.responses).count(),
         created_by=user if getattr(user, "is_authenticated", False) else None,
     )
 
@@ -108,7 +121,12 @@ def run_parse_job(job_id: int) -> Job:
     Job.objects.filter(pk=job.pk).update(
         status=Job.Status.RUNNING, started_at=job.started_at or timezone.now(), error=""
     )
-    responses = list(job.project.responses.order_by("id"))
+    responses = job.project.responses.all()
+    if job.params.get("only_unparsed"):  # still unparsed, or parsed by this Job before it was interrupted
+        responses = responses.filter(
+            Q(pk__in=unparsed_responses(job.project).values("pk")) | Q(parsed_at__gte=job.created_at, parser_backend=name)
+        )
+    responses = list(responses.order_by("id"))
     pending = [r for r in responses if not _parsed_by(r, job, name)]
     Job.objects.filter(pk=job.pk).update(total=len(responses), done=len(responses) - len(pending))
     written = {"responses": 0, "predicates": 0, "qas": 0, "answer_spans": 0, "atomic_facts": 0}

@@ -35,3 +35,13 @@ describe('ProjectSetup invite link', () => {
     expect(w.find('[data-testid=copy-invite]').text()).toBe('Copied')
   })
 })
+
+describe('parsedLabel', async () => {
+  const { parsedLabel } = await import('../src/dashboard/format.js')
+  it('tells parsed, imported (already decomposed) and unparsed responses apart', () => {
+    expect(parsedLabel({ parsed_at: '2026-01-01T00:00:00Z', qa_count: 3 })).toBe('yes')
+    expect(parsedLabel({ parsed_at: null, qa_count: 4, fact_count: 0 })).toBe('imported')
+    expect(parsedLabel({ parsed_at: null, qa_count: 0, fact_count: 7 })).toBe('imported')
+    expect(parsedLabel({ parsed_at: null, qa_count: 0, fact_count: 0 })).toBe('no')
+  })
+})
