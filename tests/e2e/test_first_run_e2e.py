@@ -1,0 +1,41 @@
+"""A new user's first minutes after `make run`, in real Chromium: load_demo → demo / demo logs in → the Demo
+project → the header's Annotate button → the local queue serves the first unit → its Start button works."""
+from __future__ import annotations
+
+import io
+
+import pytest
+from django.core.management import call_command
+from playwright.sync_api import expect
+
+from annotation_tasks.models import Assignment, Project
+from tests.e2e.test_dashboard import dashboard_js  # noqa: F401  (fixture: the dashboard bundle, built if stale)
+
+pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
+
+
+def test_demo_user_annotates_from_the_dashboard(live_server, page, dashboard_js, shot):  # noqa: F811
+    call_command("load_demo", stdout=io.StringIO())
+    demo = Project.objects.get(name="Demo")
+
+    page.goto(f"{live_server.url}/")
+    assert "/accounts/login/" in page.url
+    page.fill("input[name=username]", "demo")
+    page.fill("input[name=password]", "demo")
+    page.keyboard.press("Enter")
+    page.get_by_role("link", name="Demo", exact=True).click()
+    expect(page.get_by_test_id("project-name")).to_have_text("Demo")
+    shot(page, "project")
+
+    page.get_by_test_id("annotate-link").click()
+    page.get_by_test_id("start-button").wait_for()
+    assert "/work/" in page.url
+    assignment = Assignment.objects.get(worker__user__username="demo")
+    assert assignment.unit.project == demo and assignment.status == "assigned"
+    assert assignment.unit.batch.status == "published" and assignment.unit.batch.provider == "local"
+    shot(page, "first-unit")
+
+    page.get_by_test_id("start-button").click()
+    expect(page.get_by_test_id("start-button")).to_have_count(0)
+    expect(page.get_by_test_id("progress")).to_contain_text("Step 1")
+    shot(page, "started")
