@@ -117,17 +117,17 @@ def test_parse_command_waits_for_the_real_worker(real_celery, tmp_path):
 
 
 def test_worker_killed_mid_parse_then_resumed_writes_each_qa_once(real_celery, tmp_path):
-    n = 120
+    n = 60
     import_items(write_items(tmp_path / "items.jsonl", n), "Killed")
     project = Project.objects.get(name="Killed")
     worker = real_celery.start_worker()
     job = parsing.start_parse_job(project)
 
     # SIGKILL the worker once some responses are written, long before the end
-    procs.wait_until(lambda: job_state(job.pk).done >= 5, 45, "first responses parsed", [worker], interval=0.02)
+    procs.wait_until(lambda: job_state(job.pk).done >= 3, 45, "first responses parsed", [worker], interval=0.02)
     worker.kill()
     at_kill = job_state(job.pk)
-    assert at_kill.status == Job.Status.RUNNING and 5 <= at_kill.done < n, "worker finished before it was killed"
+    assert at_kill.status == Job.Status.RUNNING and 3 <= at_kill.done < n, "worker finished before it was killed"
     parsed_before = dict(
         Response.objects.filter(project=project, parsed_at__isnull=False).values_list("id", "parsed_at")
     )
