@@ -60,7 +60,10 @@ def _record(response: Response, facts: list[AtomicFact], votes: dict) -> dict[st
         "annotations": annotations,
     }
     extra = meta.get("release_extra", {})
-    return {k: values[k] if k in values else extra.get(k) for k in meta.get("release_keys") or LINE_KEYS}
+    keys = meta.get("release_keys") or LINE_KEYS
+    if "output" not in keys:  # the keys of another format's import (a QASem release line): not ours to copy
+        keys, extra = LINE_KEYS, {}
+    return {k: values[k] if k in values else extra.get(k) for k in keys}
 
 
 def _sentence(i: int, stored: list[dict], by_sentence: dict, votes: dict) -> dict[str, Any]:

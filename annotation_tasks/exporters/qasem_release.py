@@ -113,7 +113,9 @@ def _record(
         "spans": [_span(s, meta.get("spans", {}), links, qa_release_id, votes, include_majority, invalid) for s in spans],
     }
     extra = meta.get("release_extra", {})
-    keys = meta.get("release_keys") or [k for k in DEFAULT_KEYS if k in values or k in meta]
+    keys = meta.get("release_keys") or []
+    if "summary" not in keys:  # not imported from a release (or from another format, e.g. FActScore's keys)
+        keys, extra = [k for k in DEFAULT_KEYS if k in values or k in meta], {}
     out = {}
     for key in keys:
         if key in values:
