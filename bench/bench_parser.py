@@ -3,9 +3,9 @@
     .venv/bin/python bench/bench_parser.py [--sentences ../shared/data/qasrl_gs/wikinews.dev.full.csv] [--rounds 3]
 
 spaCy alone runs the same pipeline the parser loads (tok2vec, tagger, parser), on the same texts, in the same
-run, alternating with the parser; the best round of each is kept. Speeds are per CPU second of this process
-(one thread), which other processes on a shared machine do not inflate; wall-clock speeds are printed beside.
-Prints one JSON object.
+run, interleaved with the parser chunk by chunk so both see the same machine load. Speeds are per CPU second
+of this process (one thread; best round), wall-clock speeds are printed beside; the ratio target is judged on
+the median round's paired ratio. Prints one JSON object.
 Targets: >= 200 sentences/s, and >= 0.8 of spaCy alone (rules and everything around them < 1/4 of the parse).
 """
 from __future__ import annotations
@@ -34,6 +34,7 @@ def main() -> None:
     ap.add_argument("--sentences", default=str(DEFAULT))
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--batch-size", type=int, default=64)
+    ap.add_argument("--chunk", type=int, default=128, help="sentences per interleaved spaCy/parser measurement")
     args = ap.parse_args()
     if hasattr(os, "sched_setaffinity"):
         os.sched_setaffinity(0, {sorted(os.sched_getaffinity(0))[0]})
@@ -49,20 +50,31 @@ def main() -> None:
     lexicon.nominalization_verb("warmup")  # lexicons load lazily once; not part of the per-sentence cost
     list(parser.parse_many(texts[:50]))
 
+    # Interleave spaCy and the parser chunk by chunk, so both see the same machine load (it changes by the
+    # second on a shared machine); each round sums its chunks.
+    chunks = [texts[i : i + args.chunk] for i in range(0, len(texts), args.chunk)]
     spacy_cpu, parser_cpu, spacy_wall, parser_wall, frames, qas = [], [], [], [], 0, 0
     for _ in range(args.rounds):
-        wall, cpu = time.perf_counter(), time.process_time()
-        for _doc in nlp.pipe(texts, batch_size=args.batch_size):
-            pass
-        spacy_cpu.append(time.process_time() - cpu)
-        spacy_wall.append(time.perf_counter() - wall)
-        wall, cpu = time.perf_counter(), time.process_time()
-        results = list(parser.parse_many(texts))
-        parser_cpu.append(time.process_time() - cpu)
-        parser_wall.append(time.perf_counter() - wall)
-        frames = sum(len(r.frames) for r in results)
-        qas = sum(len(f.qas) for r in results for f in r.frames)
+        s_cpu = p_cpu = s_wall = p_wall = 0.0
+        frames = qas = 0
+        for chunk in chunks:
+            wall, cpu = time.perf_counter(), time.process_time()
+            for _doc in nlp.pipe(chunk, batch_size=args.batch_size):
+                pass
+            s_cpu += time.process_time() - cpu
+            s_wall += time.perf_counter() - wall
+            wall, cpu = time.perf_counter(), time.process_time()
+            results = list(parser.parse_many(chunk))
+            p_cpu += time.process_time() - cpu
+            p_wall += time.perf_counter() - wall
+            frames += sum(len(r.frames) for r in results)
+            qas += sum(len(f.qas) for r in results for f in r.frames)
+        spacy_cpu.append(s_cpu)
+        parser_cpu.append(p_cpu)
+        spacy_wall.append(s_wall)
+        parser_wall.append(p_wall)
 
+    ratios = sorted(s / p for s, p in zip(spacy_cpu, parser_cpu, strict=True))
     spacy_sps = len(texts) / min(spacy_cpu)
     parser_sps = len(texts) / min(parser_cpu)
     print(json.dumps({
@@ -72,13 +84,14 @@ def main() -> None:
         "spacy_alone_sentences_per_s": round(spacy_sps, 1),
         "parser_sentences_per_s": round(parser_sps, 1),
         "parser_over_spacy": round(parser_sps / spacy_sps, 3),
+        "parser_over_spacy_median_round": round(ratios[len(ratios) // 2], 3),
         "wall_clock": {
             "spacy_alone_sentences_per_s": round(len(texts) / min(spacy_wall), 1),
             "parser_sentences_per_s": round(len(texts) / min(parser_wall), 1),
         },
         "frames": frames,
         "qas": qas,
-        "targets": {"sentences_per_s>=200": parser_sps >= 200, "ratio>=0.8": parser_sps / spacy_sps >= 0.8},
+        "targets": {"sentences_per_s>=200": parser_sps >= 200, "ratio>=0.8": ratios[len(ratios) // 2] >= 0.8},
     }))
 
 
