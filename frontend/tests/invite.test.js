@@ -45,3 +45,10 @@ describe('parsedLabel', async () => {
     expect(parsedLabel({ parsed_at: null, qa_count: 0, fact_count: 0 })).toBe('no')
   })
 })
+
+describe('plural', async () => {
+  const { plural } = await import('../src/dashboard/format.js')
+  it('says 1 worker, 2 workers, 0 workers', () => {
+    expect([plural(1, 'worker'), plural(2, 'worker'), plural(0, 'span label')]).toEqual(['1 worker', '2 workers', '0 span labels'])
+  })
+})

@@ -26,7 +26,8 @@ def test_a_researcher_of_the_project_takes_units_from_the_local_queue():
     user = get_user_model().objects.create_user("res")
     ProjectMembership.objects.create(project=unit.project, user=user, role=ProjectMembership.Role.RESEARCHER)
     client = _login(user)
-    assert client.get(f"/annotate/{unit.project.pk}/").status_code == 200
+    page = client.get(f"/annotate/{unit.project.pk}/")
+    assert page.status_code == 200 and b'href="/" data-testid="back-to-dashboard"' in page.content
     r = client.post("/api/work/next", {"project": unit.project.pk}, content_type="application/json")
     assert r.status_code == 200
     assert Assignment.objects.get(pk=r.json()["assignment_id"]).worker.user == user

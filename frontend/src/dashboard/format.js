@@ -4,6 +4,7 @@ export const num = (v, digits = 3) => (v === null || v === undefined ? '—' : N
 export const share = (v) => (v === null || v === undefined ? '—' : `${(100 * v).toFixed(1)}%`)
 export const secs = (v) => (v === null || v === undefined ? '—' : v < 90 ? `${Math.round(v)} s` : `${(v / 60).toFixed(1)} min`)
 export const when = (iso) => (iso ? new Date(iso).toLocaleString() : '—')
+export const plural = (n, word) => `${n} ${word}${n === 1 ? '' : 's'}`
 // Imported QASem / FActScore responses arrive decomposed: they count as parsed (the parser leaves them alone).
 export const parsedLabel = (r) => (r.parsed_at ? 'yes' : r.qa_count || r.fact_count ? 'imported' : 'no')
 
