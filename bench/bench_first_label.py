@@ -5,6 +5,11 @@ by Django on loopback (a fresh SQLite database in a temp dir). Each run opens th
 context (cold cache), presses Start (Enter) and one label key (c), and reads, from the page's own clock
 (performance.now(), 0 = navigation start), when the first item is shown as labeled in the element's DOM.
 A MutationObserver on the element's shadow root records the moments; the keydown is recorded in capture phase.
+Runs alternate: in-page keys (a zero-reaction-time user: Enter as soon as Start is in the DOM, "c" one frame
+later, with the driver kept out of the page until it is done) and Playwright keys (real input events through the
+driver, which polls the page for the Start button). The server (gunicorn by default) is warmed first with plain
+HTTP requests; every browser run is a fresh context. The unit page embeds the unit (unit-data-id), so no
+GET unit is expected: `unit_requests_per_run` shows it, and the unit request phases appear when one is made.
 
 Usage: .venv/bin/python bench/bench_first_label.py [--runs 15] [--qas 60] [--shots /tmp/factcrowd-bench]
 """
@@ -148,7 +153,7 @@ def main() -> int:
     from annotation_tasks.services.work import unit_payload
     from tests.work.builders import make_unit
 
-    unit = make_unit("Bench", n_qas=args.qas, n_responses=2, wanted=2 * args.runs + 3)
+    unit = make_unit("Bench", n_qas=args.qas, n_responses=2, wanted=2 * args.runs + 3 + 24)
     server_proc = None
     if args.server == "gunicorn" and Path(sys.executable).with_name("gunicorn").exists():
         base, server_proc = serve_gunicorn(args.workers)
@@ -161,6 +166,25 @@ def main() -> int:
         a = Assignment.objects.create(unit=unit, worker=Worker.objects.create(external_id=f"bench-{i}"))
         return a, f"{base}/work/{assignment_token(a)}/"
 
+    def warm_server() -> None:
+        """Each gunicorn worker's first requests are slow (imports, templates, first queries): send unit pages,
+        GET unit answers and the element script from 8 threads at once, 3 rounds, so every worker has served them
+        before the measured (browser) runs. The browser runs themselves stay cold (fresh contexts)."""
+        from concurrent.futures import ThreadPoolExecutor
+        from urllib.request import urlopen
+
+        def fetch(k: int) -> None:
+            a, url = new_url(-1000 - k)
+            for u in (url, f"{base}/api/work/{assignment_token(a)}/unit",
+                      f"{base}/static/annotation_tasks/dist/factcrowd-annotator.js"):
+                with urlopen(u, timeout=30) as r:
+                    r.read()
+
+        with ThreadPoolExecutor(8) as pool:
+            for rnd in range(3):
+                list(pool.map(fetch, range(8 * rnd, 8 * rnd + 8)))
+
+    warm_server()
     from playwright.sync_api import sync_playwright
 
     first, first_auto, ready, key_to_label, payload_bytes = [], [], [], [], 0
@@ -176,7 +200,11 @@ def main() -> int:
                 page.add_init_script("window.__fcAuto = true")
             page.add_init_script(INIT_SCRIPT)
             page.goto(url, wait_until="commit")
-            if not auto:
+            if auto:
+                # the page runs by itself: leave the driver out of it until it is done (Playwright's polling and
+                # injected scripts would otherwise compete for the page's main thread and count as app time)
+                time.sleep(1.0)
+            else:
                 page.wait_for_function("window.__fc && window.__fc.ready !== null", timeout=30000)
                 page.keyboard.press("Enter")
                 page.keyboard.press("c")

@@ -104,6 +104,14 @@ def test_mturk_preview_shows_the_unit_but_takes_no_labels(settings, live_server,
     assert frame.get_by_test_id("start-button").count() == 0
     assert frame.get_by_test_id("submit-button").is_disabled()
     assert frame.get_by_test_id("span-item").count() == 2
+    # the banner takes room from the work area, not from the footer: all of it fits in the frame, no scrolling
+    fits = frame.locator("factcrowd-annotator").evaluate("""el => {
+      const foot = el.shadowRoot.querySelector('.fc-foot').getBoundingClientRect();
+      const banner = el.shadowRoot.querySelector('[data-testid="preview-banner"]').getBoundingClientRect();
+      return {footBottom: foot.bottom, bannerBottom: banner.bottom, height: innerHeight,
+              scroll: document.documentElement.scrollHeight};
+    }""")
+    assert fits["bannerBottom"] < fits["footBottom"] <= fits["height"] and fits["scroll"] <= fits["height"], fits
     frame.get_by_test_id("span-item").first.click()
     press(page, "c", "Control+Enter")
     page.wait_for_timeout(300)
