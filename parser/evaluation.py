@@ -180,6 +180,7 @@ class Report:
     sentences: int = 0
     gold_predicates: int = 0
     kind: str = "qasrl"
+    baseline_detection_f1: float | None = None  # QANom: calling every released candidate eventive
 
     def as_dict(self) -> dict:
         return {
@@ -191,6 +192,8 @@ class Report:
             "questions": self.questions,
             "valid_question_share": round(self.valid_questions / self.questions, 4) if self.questions else 1.0,
             "reference_f1": REFERENCE_F1[self.kind],
+            **({"detection_all_candidates_f1": round(self.baseline_detection_f1, 4)}
+               if self.baseline_detection_f1 is not None else {}),
         }
 
 
@@ -267,6 +270,8 @@ def evaluate_nominal(gold: GoldSet, parse_tokenized: Callable[..., list[list[Pre
         for idx, is_verbal in candidates.get(sid, []):
             hit = idx in predicted
             report.predicates.add(Counts(int(hit and is_verbal), int(hit and not is_verbal), int(is_verbal and not hit)))
+    positives = sum(gold.candidates.values())
+    report.baseline_detection_f1 = Counts(positives, len(gold.candidates) - positives, 0).f1
     return report
 
 

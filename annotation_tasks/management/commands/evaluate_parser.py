@@ -57,6 +57,8 @@ def render(r: dict) -> str:
         row("predicate detection", r["predicate_detection"]),
         f"{'valid questions':<22} {r['valid_question_share']:.1%} of {r['questions']}",
     ]
+    if "detection_all_candidates_f1" in r:
+        lines.append(f"{'  (all candidates)':<22} F1 {r['detection_all_candidates_f1']:.3f}  baseline: every released candidate")
     f1 = r["arguments"]["f1"]
     for name, ref in r["reference_f1"].items():
         lines.append(f"  vs {name}: {ref:.3f} ({f1 - ref:+.3f})")
