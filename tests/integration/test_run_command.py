@@ -17,7 +17,11 @@ import requests
 
 from tests.integration import procs
 
-pytestmark = [pytest.mark.slow]
+pytestmark = [
+    pytest.mark.slow,
+    # `make run` is SQLite by definition (it ignores the test database): the SQLite pass of scripts/test.sh runs it
+    pytest.mark.skipif(os.environ.get("DATABASE_URL", "").startswith("postgres"), reason="make run runs on SQLite"),
+]
 
 DEMO_ITEMS = procs.REPO / "annotation_tasks" / "demo" / "items.sample.jsonl"
 DASHBOARD_JS = procs.REPO / "annotation_tasks" / "static" / "annotation_tasks" / "dist" / "dashboard.js"
@@ -115,7 +119,7 @@ def test_make_run_serves_the_demo_and_runs_jobs_in_its_worker(tmp_path):
     assert code == 130, run.log()[-3000:]
 
 
-@pytest.mark.parametrize("how", ["kill the script", "the worker crashes"])
+@pytest.mark.parametrize("how", ["kill the script", "the worker crashes", "Ctrl-C twice"])
 def test_run_sh_leaves_no_process_behind(tmp_path, how):
     run, base, _ = start_run_sh(tmp_path)
     try:
@@ -124,6 +128,12 @@ def test_run_sh_leaves_no_process_behind(tmp_path, how):
         if how == "kill the script":
             run.popen.send_signal(signal.SIGTERM)  # `kill PID`: only the script gets the signal
             expected = 143
+        elif how == "Ctrl-C twice":  # the second one does not wait for the worker's warm shutdown
+            run.signal_group(signal.SIGINT)
+            procs.wait_until(lambda: "stopping worker, beat" in run.log(), 10, "cleanup", interval=0.05)
+            run.signal_group(signal.SIGINT)
+            procs.wait_until(lambda: "stopping at once" in run.log(), 10, "the second Ctrl-C", interval=0.05)
+            expected = 130
         else:
             worker = next(pid for pid in children if _parent(pid) == run.pid and "worker" in _cmdline(pid))
             os.kill(worker, signal.SIGKILL)
