@@ -23,6 +23,7 @@ from annotation_tasks.models import Assignment, Project, Unit, Worker
 T = TypeVar("T")
 
 ACTIVE = [s.value for s in Assignment.ACTIVE_STATUSES]
+LOCAL_PROVIDER = "local"
 BLOCKED_WORKER_STATUSES = ("soft_blocked", "blocked")
 _CANDIDATES = 25
 
@@ -142,7 +143,8 @@ def revive(assignment: Assignment) -> bool:
 def next_assignment(worker: Worker, project: Project, mode: str | None = None) -> Assignment | None:
     """The local annotator's next assignment in `project`: the one they hold, else a new one, else None.
 
-    A unit goes to exactly `assignments_wanted` distinct workers, never more.
+    A unit goes to exactly `assignments_wanted` distinct workers, never more. Only units of local batches are
+    served (a draft local batch too, so researchers can pilot before launching); platform batches are never.
     """
     if worker.status in BLOCKED_WORKER_STATUSES:
         return None
@@ -164,6 +166,9 @@ def next_assignment(worker: Worker, project: Project, mode: str | None = None) -
             mine = Assignment.objects.filter(worker=worker).values("unit_id")
             candidates = (
                 Unit.objects.filter(project=project, status=Unit.Status.OPEN)
+                # units of an MTurk / Prolific batch belong to that platform's workers: a local annotator taking
+                # one would leave a platform worker who accepted the task with a full unit
+                .filter(Q(batch__isnull=True) | Q(batch__provider=LOCAL_PROVIDER))
                 .exclude(pk__in=mine)
                 .annotate(n=Count("assignments", filter=Q(assignments__status__in=ACTIVE)))
                 .filter(n__lt=F("assignments_wanted"))

@@ -77,3 +77,13 @@ def test_load_demo_leaves_a_closed_demo_batch_closed():
     Unit.objects.filter(project__name="Demo").update(provider_ref="")
     call_command("load_demo", stdout=io.StringIO())
     assert set(Unit.objects.filter(project__name="Demo").values_list("provider_ref", flat=True)) == {""}
+
+
+def test_the_local_queue_never_serves_units_of_a_platform_batch():
+    for provider in ("mturk", "prolific"):
+        unit = make_unit(f"On {provider}", n_qas=1, n_responses=1, provider=provider)
+        user = get_user_model().objects.create_user(f"res-{provider}")
+        ProjectMembership.objects.create(project=unit.project, user=user, role=ProjectMembership.Role.RESEARCHER)
+        r = _login(user).post("/api/work/next", {"project": unit.project.pk}, content_type="application/json")
+        assert r.status_code == 204
+    assert not Assignment.objects.exists()
