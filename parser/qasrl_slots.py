@@ -141,39 +141,46 @@ def render(slots: tuple[str, ...] | list[str]) -> str:
 
 
 def parse_raw_question(raw: str) -> tuple[str, ...] | None:
-    """Split a raw question such as 'what did someone _ _ say _ _?'... into 7 slots.
+    """Split a raw question such as 'what did someone _ say _ about _?' into 7 slots.
 
     The T5 model writes each slot (multi-word ones included) with `_` for empty slots; the verb slot is free text,
-    so we place it by matching the vocabulary of the slots around it. Returns None when it cannot be split.
+    so we place it by matching the vocabulary of the slots around it. A question written without underscores
+    ("What did someone jump over?", older checkpoints, people) is split with empty slots allowed anywhere, and
+    only a valid split counts there. Returns None when it cannot be split.
     """
     text = raw.strip().lower().rstrip("?").strip()
     tokens = text.split()
     vocab = slot_vocabulary()
+    implicit = EMPTY not in tokens
 
-    def take(options: frozenset[str], pos: int, max_words: int = 3) -> list[tuple[str, int]]:
+    def take(name: str, pos: int, max_words: int = 3) -> list[tuple[str, int]]:
         found = []
         for n in range(1, max_words + 1):
             cand = " ".join(tokens[pos : pos + n])
-            if pos + n <= len(tokens) and cand in options:
+            if pos + n <= len(tokens) and cand in vocab[name]:
                 found.append((cand, pos + n))
+        if implicit and name != "wh":
+            found.append((EMPTY, pos))
         return found
 
-    for wh, p1 in take(vocab["wh"], 0, 2):
-        for aux, p2 in take(vocab["aux"], p1, 1):
-            for subj, p3 in take(vocab["subj"], p2, 1):
+    for wh, p1 in take("wh", 0, 2):
+        for aux, p2 in take("aux", p1, 1):
+            for subj, p3 in take("subj", p2, 1):
                 # the verb takes 1..4 words, the rest must be obj prep obj2
                 for n in range(1, 5):
                     p4 = p3 + n
                     if p4 > len(tokens):
                         break
                     verb = " ".join(tokens[p3:p4])
-                    if verb == EMPTY:
+                    if EMPTY in verb.split():
                         continue
-                    for obj, p5 in take(vocab["obj"], p4, 1):
-                        for prep, p6 in take(vocab["prep"], p5, 3):
-                            for obj2, p7 in take(vocab["obj2"], p6, 3):
+                    for obj, p5 in take("obj", p4, 1):
+                        for prep, p6 in take("prep", p5, 3):
+                            for obj2, p7 in take("obj2", p6, 3):
                                 if p7 == len(tokens):
-                                    return (wh, aux, subj, verb, obj, prep, obj2)
+                                    slots = (wh, aux, subj, verb, obj, prep, obj2)
+                                    if not implicit or is_valid(slots):
+                                        return slots
     return None
 
 

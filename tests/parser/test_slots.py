@@ -94,3 +94,13 @@ def test_grammar_accepts_real_gold_questions() -> None:
             ok += qasrl_slots.is_valid(slots)
     assert total > 3000
     assert ok / total >= 0.97, f"{ok}/{total} gold questions accepted"
+
+
+def test_parse_questions_written_without_underscores() -> None:
+    assert qasrl_slots.parse_raw_question("What did someone jump over?") == (
+        "what", "did", "someone", "jump", "_", "over", "_",
+    )
+    assert qasrl_slots.parse_raw_question("Who jumped?") == ("who", "_", "_", "jumped", "_", "_", "_")
+    assert qasrl_slots.parse_raw_question("Where has something been recovering?") == (
+        "where", "has", "something", "been recovering", "_", "_", "_",
+    )
