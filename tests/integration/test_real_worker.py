@@ -4,12 +4,13 @@ Nothing here is eager: services queue jobs in transaction.on_commit, kombu write
 a `celery -A backend worker` subprocess picks it up and writes to the same (SQLite file or PostgreSQL)
 test database, and the test watches the Job rows like the dashboard does. Includes a worker killed with
 SIGKILL in the middle of a parse, and the resumed Job finishing with exactly the QAs an uninterrupted
-parse writes.
+parse writes. Publish and sync jobs (local provider) go the same way.
 """
 from __future__ import annotations
 
 import json
 import time
+from decimal import Decimal
 from pathlib import Path
 
 import pytest
@@ -18,9 +19,10 @@ from django.db import transaction
 from django.db.models import Count
 from django_celery_results.models import TaskResult
 
-from annotation_tasks.models import QA, Job, Project, Response
-from annotation_tasks.services import parsing, uploads
+from annotation_tasks.models import QA, Batch, Job, Project, Response, Unit
+from annotation_tasks.services import batch_jobs, parsing, uploads
 from annotation_tasks.services.imports import import_items
+from annotation_tasks.services.units import compose_units
 from tests.integration import procs
 
 pytestmark = [pytest.mark.slow]
@@ -156,3 +158,22 @@ def test_worker_killed_mid_parse_then_resumed_writes_each_qa_once(real_celery, t
     assert duplicate_qas(project) == []
     assert qa_counts(project) == qa_counts(reference)
     assert sum(qa_counts(project).values()) > n
+
+
+def test_publish_and_sync_jobs_run_in_a_real_worker(real_celery, tmp_path):
+    """The dashboard's publish and sync buttons, on the local provider, executed by the worker."""
+    import_items(write_items(tmp_path / "items.jsonl", 4), "Publish")
+    project = Project.objects.get(name="Publish")
+    batch = Batch.objects.create(project=project, name="b1", provider="local")
+    compose_units(batch)
+    real_celery.start_worker()
+
+    job = wait_job(batch_jobs.start_publish_job(batch, reward=Decimal("0.50"), assignments_per_unit=2).pk, real_celery)
+    assert (job.status, job.error) == (Job.Status.DONE, ""), real_celery.logs()
+    units = Unit.objects.filter(batch=batch)
+    assert units.count() == 4 and not units.filter(provider_ref="").exists()
+    assert (job.done, job.total, job.result["published"], job.result["total_cost"]) == (4, 4, 4, "4.00")
+
+    job = wait_job(batch_jobs.start_sync_job(batch).pk, real_celery)
+    assert (job.status, job.error) == (Job.Status.DONE, ""), real_celery.logs()
+    assert (job.done, job.result["seen"]) == (0, 0)  # nobody has labeled yet
