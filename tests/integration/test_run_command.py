@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import re
 import signal
+import socket
 
 import pytest
 import requests
@@ -153,3 +154,18 @@ def _parent(pid: int) -> int:
 def _cmdline(pid: int) -> str:
     return open(f"/proc/{pid}/cmdline", "rb").read().replace(b"\0", b" ").decode()
 
+
+
+def test_run_sh_stops_everything_when_the_port_is_taken(tmp_path):
+    """runserver cannot listen: the worker and beat it already started must not keep running without it."""
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        env = procs.app_env(tmp_path / "var", None, PORT=str(taken.getsockname()[1]), FACTCROWD_SKIP_SETUP="1")
+        run = procs.Proc("run.sh", ["bash", "scripts/run.sh"], env, tmp_path)
+        try:
+            code = assert_all_stopped(run, timeout=120)
+        finally:
+            run.stop()
+    log = run.log()
+    assert code == 1 and "That port is already in use" in log and "stopping the rest" in log, log[-3000:]
