@@ -90,12 +90,25 @@ def _inflections_of(word: str) -> frozenset[str]:
     return frozenset(names)
 
 
+@cache
+def _non_verbs() -> frozenset[str]:
+    """Words of the other slots (someone, something, is, what, ...) that can never be the verb."""
+    vocab = slot_vocabulary()
+    words = set()
+    for name in ("wh", "aux", "subj", "obj", "obj2"):
+        for value in vocab[name]:
+            words.update(value.split())
+    return frozenset(words - {"do", "doing", "is", "was", "has", "had", "does", "did"} - {EMPTY})
+
+
 def verb_slot_ok(aux: str, verb: str) -> bool:
     """Does the verb slot (prefix + inflected verb) agree with the aux slot?"""
     words = verb.split()
     if not words:
         return False
     prefix, main = " ".join(words[:-1]), words[-1]
+    if main in _non_verbs() or not main.replace("-", "").isalpha():
+        return False  # "what did someone?" is no question: a verb of unknown spelling is taken on trust, not these
     allowed = _PREFIXES_AFTER[_aux_class(aux)].get(prefix)
     if allowed is None:
         return False
