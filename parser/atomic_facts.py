@@ -14,7 +14,6 @@ import re
 import time
 import urllib.error
 import urllib.request
-from collections.abc import Sequence
 from typing import Any, Protocol
 
 from parser.types import ParsedText, PredicateFrame
@@ -221,7 +220,3 @@ def get_backend(name: str | None = None, **options: Any) -> FactBackend:
     if name == "llm":
         return LLMFactBackend(options.get("base_url", ""), options.get("model", ""), options.get("api_key", ""))
     raise ValueError(f"unknown atomic-facts backend {name!r}; choose embedded or llm")
-
-
-def split_texts(backend: FactBackend, parsed_texts: Sequence[ParsedText]) -> list[list[list[str]]]:
-    return [backend.split(p) for p in parsed_texts]

@@ -15,7 +15,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from parser import qasrl_slots
-from parser.types import SLOT_NAMES, PredicateFrame
+from parser.types import PredicateFrame
 
 IOU_THRESHOLD = 0.3
 # Published argument-detection F1 (QA-SRL, span IOU >= 0.3) to place our figures against.
@@ -216,9 +216,6 @@ def score_predicate(frame: PredicateFrame | None, gold_qas: Iterable[GoldQA]) ->
     return unlabeled, labeled, questions, valid
 
 
-Parse = Callable[[list[list[str]], list[list[int]] | None], list[list[PredicateFrame]]]
-
-
 def evaluate_verbal(gold: GoldSet, parse_tokenized: Callable[..., list[list[PredicateFrame]]]) -> Report:
     """QA-SRL GS: arguments with gold predicates given; verbal predicate detection on the same sentences."""
     report = Report()
@@ -273,7 +270,3 @@ def evaluate_nominal(gold: GoldSet, parse_tokenized: Callable[..., list[list[Pre
     positives = sum(gold.candidates.values())
     report.baseline_detection_f1 = Counts(positives, len(gold.candidates) - positives, 0).f1
     return report
-
-
-def slot_names() -> tuple[str, ...]:
-    return SLOT_NAMES
