@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import io
+import json
 import re
 
 import pytest
@@ -179,7 +180,14 @@ def test_parse_command_waits_and_reports(transactional_db) -> None:
     out = io.StringIO()
     call_command("parse", "--project", "parse-me", "--inline", "--backend", "embedded", "--json", stdout=out,
                  stderr=io.StringIO())
-    assert '"status": "done"' in out.getvalue() and '"done": 3' in out.getvalue()
+    again = json.loads(out.getvalue())  # everything is parsed already: nothing to do without --reparse
+    assert again["status"] == "done" and again["total"] == 0
+    qas_before = QA.objects.count()
+    out = io.StringIO()
+    call_command("parse", "--project", "parse-me", "--inline", "--reparse", "--json", stdout=out, stderr=io.StringIO())
+    redone = json.loads(out.getvalue())
+    assert redone["status"] == "done" and redone["done"] == redone["total"] == 3
+    assert QA.objects.count() == qas_before  # the parser's own QAs are replaced, not added to
 
 
 def test_fact_labeling_projects_get_model_facts_but_keep_imported_ones(project: Project,

@@ -1,4 +1,4 @@
-"""parse --project NAME [--backend embedded|t5] [--wait] [--inline] [--resume JOB_ID] [--json]"""
+"""parse --project NAME [--backend embedded|t5] [--reparse] [--wait] [--inline] [--resume JOB_ID] [--json]"""
 from __future__ import annotations
 
 import json
@@ -16,14 +16,19 @@ class Command(BaseCommand):
     def add_arguments(self, parser) -> None:
         parser.add_argument("--project", required=True, help="project name")
         parser.add_argument("--backend", default=None, help="parser backend (default: settings.PARSER_BACKEND)")
+        parser.add_argument(
+            "--reparse",
+            action="store_true",
+            help="parse every response again (default: only responses not yet decomposed; imported ones count as done)",
+        )
         parser.add_argument("--wait", action="store_true", help="wait for the Job, printing its progress")
         parser.add_argument("--inline", action="store_true", help="run the Job in this process (no worker needed)")
         parser.add_argument("--resume", type=int, default=None, metavar="JOB_ID", help="resume an interrupted Job")
         parser.add_argument("--timeout", type=float, default=0, help="with --wait: give up after this many seconds")
         parser.add_argument("--json", action="store_true", help="print the final Job state as JSON")
 
-    def handle(self, *args, project: str, backend: str | None, wait: bool, inline: bool, resume: int | None,
-               timeout: float, json: bool, **options) -> None:
+    def handle(self, *args, project: str, backend: str | None, reparse: bool, wait: bool, inline: bool,
+               resume: int | None, timeout: float, json: bool, **options) -> None:
         try:
             proj = Project.objects.get(name=project)
         except Project.DoesNotExist as exc:
@@ -33,7 +38,7 @@ class Command(BaseCommand):
                 job = Job.objects.get(pk=resume, project=proj)
                 job = parsing.resume_parse_job(job) if not inline else job
             else:
-                job = parsing.start_parse_job(proj, backend=backend, queue=not inline)
+                job = parsing.start_parse_job(proj, backend=backend, queue=not inline, only_unparsed=not reparse)
         except Job.DoesNotExist as exc:
             raise CommandError(f"project {project!r} has no job {resume}") from exc
         except ValueError as exc:
