@@ -6,12 +6,14 @@ EntryContext, and only its fields (preview, worker id, assignment id, submit_to,
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 
 from django.contrib.auth import login
 from django.contrib.auth.decorators import login_required
 from django.db import IntegrityError
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.template.loader import render_to_string
 from django.utils.cache import add_never_cache_headers
 from django.views.decorators.http import require_GET
 
@@ -40,15 +42,36 @@ def _message(request: HttpRequest, title: str, text: str, status: int) -> HttpRe
 UNIT_DATA_ID = "factcrowd-unit"
 
 
-def _element_page(request: HttpRequest, unit_data: dict | None = None, **element: str) -> HttpResponse:
+class _ThenResponse(HttpResponse):
+    """A page that runs `then` once it has been sent: the WSGI server closes a response after its last byte."""
+
+    def __init__(self, *args, then: Callable[[], None] | None = None, **kwargs):
+        super().__init__(*args, **kwargs)
+        self._then = then
+
+    def close(self) -> None:
+        then, self._then = self._then, None
+        try:
+            if then is not None:
+                then()
+        except Exception:  # the page is out; a submit rebuilds what a failed record would have said
+            log.exception("recording the first fetch of a unit page failed")
+        finally:
+            super().close()
+
+
+def _element_page(request: HttpRequest, unit_data: dict | None = None, *, then: Callable[[], None] | None = None,
+                  **element: str) -> HttpResponse:
     """The element's page. `unit_data` (the GET unit answer for this token) is embedded with json_script and
     named by the element's unit-data-id attribute: the element starts without a request (docs/annotator-api.md).
-    It holds the worker's draft, so the page is never cached (a cached copy would restore an old draft)."""
-    response = render(
-        request,
+    `then` runs after the page has been sent. The page holds the worker's draft, so it is never cached (a cached
+    copy would restore an old draft)."""
+    html = render_to_string(
         "annotation_tasks/unit.html",
         {"element": element, "unit_data": unit_data, "unit_data_id": UNIT_DATA_ID},
+        request,
     )
+    response = _ThenResponse(html, then=then)
     add_never_cache_headers(response)
     return response
 
@@ -64,7 +87,8 @@ def work_page(request: HttpRequest, token: str) -> HttpResponse:
     next_url = ""
     if request.user.is_authenticated and assignment.worker.user_id == request.user.pk:
         next_url = f"/annotate/{assignment.unit.project_id}/"
-    return _element_page(request, work.unit_payload(assignment), token=token, next_url=next_url)
+    data, record = work.unit_payload_then_record(assignment)
+    return _element_page(request, data, then=record, token=token, next_url=next_url)
 
 
 # The element appends this to its submit-to attribute (docs/annotator-api.md), while an EntryContext's
@@ -120,9 +144,11 @@ def unit_entry(request: HttpRequest, ref: str) -> HttpResponse:
     assignment = queue.assign(unit, worker, ctx.provider_assignment_id)
     if assignment is None:
         return _message(request, "Nothing left here", "This unit already has all the answers it needs.", 409)
+    data, record = work.unit_payload_then_record(assignment)
     return _element_page(
         request,
-        work.unit_payload(assignment),
+        data,
+        then=record,
         token=assignment_token(assignment),
         submit_to=_element_submit_to(ctx.submit_to),
         assignment_id=ctx.provider_assignment_id,

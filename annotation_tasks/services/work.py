@@ -7,7 +7,7 @@ written in other assignments.
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -194,21 +194,37 @@ def _payload(unit: Unit, assignment_part: dict[str, Any]) -> tuple[dict[str, Any
 
 def unit_payload(assignment: Assignment) -> dict[str, Any]:
     """The GET unit answer for a worker; the first fetch records what was shown and when work started."""
+    data, record = unit_payload_then_record(assignment)
+    record()
+    return data
+
+
+def unit_payload_then_record(assignment: Assignment) -> tuple[dict[str, Any], Callable[[], None]]:
+    """The GET unit answer, and what the first fetch records (the items shown, when work started) as a callable.
+
+    The unit page embeds the answer and runs the callable once the page has been sent: the write (one commit)
+    is then off the path to the first label. `started_at` is the time the answer was built either way, and a
+    submit that finds nothing recorded rebuilds what was shown (see submit)."""
     unit = assignment.unit
     data, shown = _payload(
         unit, {"id": assignment.pk, "status": assignment.status, "mode": unit.mode, "preview": False}
     )
     data["draft"] = assignment.draft
     data["draft_saved_at"] = assignment.draft_saved_at.isoformat() if assignment.draft_saved_at else None
-    if not assignment.shown or assignment.started_at is None:
-        # one write (one commit) on the first fetch only: this request is on the path to the first label
-        changes: dict[str, Any] = {}
-        if assignment.started_at is None:
-            changes["started_at"] = assignment.started_at = timezone.now()
-        if not assignment.shown:
-            changes["shown"] = assignment.shown = shown.as_dict()
-        Assignment.objects.filter(pk=assignment.pk).update(**changes)
-    return data
+    changes: dict[str, Any] = {}
+    if assignment.started_at is None:
+        changes["started_at"] = timezone.now()
+    if not assignment.shown:
+        changes["shown"] = shown.as_dict()
+
+    def record() -> None:
+        if changes:  # the first fetch only
+            Assignment.objects.filter(pk=assignment.pk).update(**changes)
+            for name, value in changes.items():
+                setattr(assignment, name, value)
+            changes.clear()
+
+    return data, record
 
 
 def preview_payload(unit: Unit) -> dict[str, Any]:

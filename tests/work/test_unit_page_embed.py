@@ -100,3 +100,63 @@ def test_accepted_platform_entry_embeds_the_assignment_unit(unit):
 def test_refused_pages_embed_nothing(unit):
     r = Client().get("/work/not-a-token/")
     assert r.status_code == 403 and b"application/json" not in r.content
+
+
+def test_the_first_fetch_is_recorded_after_the_page_is_sent(unit):
+    """The page's one write (shown items, started_at) runs when the server closes the response, not before."""
+    from django.core.signals import request_finished
+    from django.db import close_old_connections
+    from django.test import RequestFactory
+
+    from annotation_tasks.pages import work_page
+
+    a, token = new_assignment(unit, "w")
+    from django.contrib.auth.models import AnonymousUser
+
+    request = RequestFactory().get(f"/work/{token}/")
+    request.user = AnonymousUser()
+    response = work_page(request, token)  # the view itself: nothing has closed the response yet
+    data = embedded(response.content.decode(), UNIT_DATA_ID)
+    a.refresh_from_db()
+    assert a.started_at is None and not a.shown
+    request_finished.disconnect(close_old_connections)  # as the test client does: keep the test's connection
+    try:
+        response.close()  # what the WSGI server does after the last byte
+    finally:
+        request_finished.connect(close_old_connections)
+    a.refresh_from_db()
+    assert a.started_at is not None
+    assert a.shown["spans"] == [s["id"] for r in data["responses"] for s in r["spans"]]
+    started = a.started_at
+    Client().get(f"/work/{token}/")  # later pages record nothing new
+    a.refresh_from_db()
+    assert a.started_at == started
+
+
+def test_a_failed_record_keeps_the_page_and_submit_still_checks_what_was_shown(unit, monkeypatch, caplog):
+    from annotation_tasks.services import work
+    from tests.work.helpers import qasem_labels
+
+    a, token = new_assignment(unit, "w")
+
+    def broken(assignment):
+        data, _record = real(assignment)
+
+        def record():
+            raise RuntimeError("database went away")
+
+        return data, record
+
+    real = work.unit_payload_then_record
+    monkeypatch.setattr(work, "unit_payload_then_record", broken)
+    r = Client().get(f"/work/{token}/")
+    assert r.status_code == 200
+    data = embedded(r.content.decode(), UNIT_DATA_ID)
+    assert "recording the first fetch" in caplog.text
+    a.refresh_from_db()
+    assert not a.shown
+    c = Client()
+    bad = {"labels": {"spans": [{"span_id": 999999, "covered": True}]}}
+    assert c.post(f"/api/work/{token}/submit", bad, content_type="application/json").status_code == 400
+    ok = c.post(f"/api/work/{token}/submit", {"labels": qasem_labels(data)}, content_type="application/json")
+    assert ok.status_code == 200 and ok.json()["duplicate"] is False
