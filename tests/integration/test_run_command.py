@@ -28,10 +28,11 @@ DEMO_ITEMS = procs.REPO / "annotation_tasks" / "demo" / "items.sample.jsonl"
 DASHBOARD_JS = procs.REPO / "annotation_tasks" / "static" / "annotation_tasks" / "dist" / "dashboard.js"
 
 
-def start_run_sh(tmp_path, first_load: bool = False) -> tuple[procs.Proc, str, str]:
+def start_run_sh(tmp_path, first_load: bool = False, **extra_env: str) -> tuple[procs.Proc, str, str]:
     var_dir = tmp_path / "var"
     port = procs.free_port()
-    env = procs.app_env(var_dir, None, PORT=str(port), FACTCROWD_SKIP_SETUP="1")  # no DATABASE_URL: SQLite
+    # no DATABASE_URL: the default SQLite file in FACTCROWD_VAR_DIR
+    env = procs.app_env(var_dir, None, PORT=str(port), FACTCROWD_SKIP_SETUP="1", **extra_env)
     first = ""
     if first_load:
         procs.manage(env, "migrate", "--noinput")
@@ -64,7 +65,7 @@ def assert_all_stopped(run: procs.Proc, timeout: float = 60) -> int:
 
 
 def test_make_run_serves_the_demo_and_runs_jobs_in_its_worker(tmp_path):
-    run, base, first = start_run_sh(tmp_path, first_load=True)
+    run, base, first = start_run_sh(tmp_path, first_load=True, CROWD_SYNC_SECONDS="2")
     try:
         # load_demo again (run.sh runs it on every start): nothing new the second time
         assert int(re.search(r"(\d+) new units", first).group(1)) > 0
@@ -72,6 +73,9 @@ def test_make_run_serves_the_demo_and_runs_jobs_in_its_worker(tmp_path):
         assert re.search(r"\b0 new units", log) and "0 imported" in log, log
         # beat keeps its schedule in FACTCROWD_VAR_DIR, not in the checkout's var/
         procs.wait_until(lambda: list((tmp_path / "var").glob("celerybeat-schedule*")), 30, "beat's schedule", [run])
+        # beat sends the crowd sync every CROWD_SYNC_SECONDS; the worker runs it against the demo's open batches
+        procs.wait_until(lambda: re.search(r"sync_open_batches\[[-0-9a-f]+\] succeeded", run.log()), 60,
+                         "a beat-sent sync to succeed in the worker", [run], interval=0.5)
 
         web = requests.Session()
         login = web.get(f"{base}/accounts/login/", timeout=10)
