@@ -144,7 +144,10 @@ def test_worker_killed_mid_parse_then_resumed_writes_each_qa_once(real_celery, t
     time.sleep(0.5)
     assert job_state(job.pk).done == at_kill.done  # nobody is working on it any more
     real_celery.start_worker(name="restarted")
-    job = wait_job(parsing.resume_parse_job(job_state(job.pk)).pk, real_celery, timeout=60)
+    # what an operator types: `parse --resume JOB --wait` (another process, through the broker to the new worker)
+    procs.manage(real_celery.env, "parse", "--project", "Killed", "--resume", str(job.pk), "--wait", "--timeout", "60",
+                 timeout=90)
+    job = job_state(job.pk)
     assert (job.status, job.done, job.total) == (Job.Status.DONE, n, n), (job.error, real_celery.logs())
     # responses written before the kill were skipped, not parsed again
     again = dict(Response.objects.filter(id__in=parsed_before).values_list("id", "parsed_at"))
