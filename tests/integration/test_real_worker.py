@@ -128,6 +128,7 @@ def test_worker_killed_mid_parse_then_resumed_writes_each_qa_once(real_celery, t
     # SIGKILL the worker once some responses are written, long before the end
     procs.wait_until(lambda: job_state(job.pk).done >= 3, 45, "first responses parsed", [worker], interval=0.02)
     worker.kill()
+    time.sleep(0.5)  # a COMMIT already sent by the dead worker lands now, not after we looked
     at_kill = job_state(job.pk)
     assert at_kill.status == Job.Status.RUNNING and 3 <= at_kill.done < n, "worker finished before it was killed"
     parsed_before = dict(
@@ -141,7 +142,6 @@ def test_worker_killed_mid_parse_then_resumed_writes_each_qa_once(real_celery, t
     # to run (no redelivery after a crash, acks_late or not), so the Job is resumed explicitly
     assert real_celery.queued_messages() == []
 
-    time.sleep(0.5)
     assert job_state(job.pk).done == at_kill.done  # nobody is working on it any more
     real_celery.start_worker(name="restarted")
     # what an operator types: `parse --resume JOB --wait` (another process, through the broker to the new worker)
