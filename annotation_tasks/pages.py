@@ -91,15 +91,6 @@ def work_page(request: HttpRequest, token: str) -> HttpResponse:
     return _element_page(request, data, then=record, token=token, next_url=next_url)
 
 
-# The element appends this to its submit-to attribute (docs/annotator-api.md), while an EntryContext's
-# submit_to is the full URL the browser posts to; the page translates one contract into the other.
-ELEMENT_SUBMIT_SUFFIX = "/mturk/externalSubmit"
-
-
-def _element_submit_to(submit_to: str) -> str:
-    return submit_to[: -len(ELEMENT_SUBMIT_SUFFIX)] if submit_to.endswith(ELEMENT_SUBMIT_SUFFIX) else submit_to
-
-
 def _entry_context(unit: Unit, query) -> tuple[str, EntryContext] | None:
     """Ask providers to read the platform's query parameters: the hinted one and the unit's own first."""
     first = [n for n in (query.get("provider", ""), unit.batch.provider if unit.batch_id else "") if n]
@@ -150,7 +141,7 @@ def unit_entry(request: HttpRequest, ref: str) -> HttpResponse:
         data,
         then=record,
         token=assignment_token(assignment),
-        submit_to=_element_submit_to(ctx.submit_to),
+        submit_to=ctx.submit_to,
         assignment_id=ctx.provider_assignment_id,
         completion_url=ctx.completion_url,
     )

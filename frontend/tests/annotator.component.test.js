@@ -146,7 +146,7 @@ describe('<factcrowd-annotator> component', () => {
 
   it('submit jumps to the first missing item; complete work is posted, announced and sent to MTurk', async () => {
     const formSubmit = vi.spyOn(HTMLFormElement.prototype, 'submit').mockImplementation(() => {})
-    const w = await mountAnnotator({ submitTo: 'https://workersandbox.mturk.com', assignmentId: 'A1' })
+    const w = await mountAnnotator({ submitTo: 'https://workersandbox.mturk.com/mturk/externalSubmit', assignmentId: 'A1' })
     await press('Enter')
     await press('c')
     await press('Enter', { ctrlKey: true }) // submit

@@ -28,7 +28,7 @@ describe('api', () => {
   })
   it('MTurk: a real form POST with assignmentId and one more field', () => {
     const submit = vi.spyOn(HTMLFormElement.prototype, 'submit').mockImplementation(() => {})
-    const form = postToMturk('https://workersandbox.mturk.com/', 'ASSIGN123')
+    const form = postToMturk('https://workersandbox.mturk.com/mturk/externalSubmit', 'ASSIGN123')
     expect(form.method.toLowerCase()).toBe('post')
     expect(form.action).toBe('https://workersandbox.mturk.com/mturk/externalSubmit')
     const fields = Object.fromEntries([...form.querySelectorAll('input')].map((i) => [i.name, i.value]))

@@ -73,10 +73,10 @@ def test_mturk_path(client, fake_mturk, settings):
 
     aid = fake_mturk.accept(unit.provider_ref, "AWORKER1")
     element = open_unit(client, fake_mturk.worker_url(aid))
-    assert element["assignment-id"] == aid and element["submit-to"] == fake_mturk.url
+    assert element["assignment-id"] == aid and element["submit-to"] == f"{fake_mturk.url}/mturk/externalSubmit"
     label_everything(client, element["token"])
-    # what the element does next: a form POST to turkSubmitTo/mturk/externalSubmit
-    resp = requests.post(f"{element['submit-to']}/mturk/externalSubmit",
+    # what the element does next: a form POST to its submit-to (turkSubmitTo/mturk/externalSubmit)
+    resp = requests.post(element["submit-to"],
                          data={"assignmentId": aid, "factcrowd": "submitted"}, timeout=10)
     assert resp.status_code == 200
 

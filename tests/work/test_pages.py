@@ -89,7 +89,7 @@ def test_mturk_style_entry_uses_the_mturk_provider(unit):
     Batch.objects.filter(pk=unit.batch_id).update(provider="mturk")
     q = {"assignmentId": "ASG1", "hitId": "HIT1", "workerId": "WK1", "turkSubmitTo": "https://workersandbox.mturk.com"}
     a = attrs(Client().get(unit_entry_path(unit), q).content.decode())
-    assert a["assignment-id"] == "ASG1" and a["submit-to"] == "https://workersandbox.mturk.com"
+    assert a["assignment-id"] == "ASG1" and a["submit-to"] == "https://workersandbox.mturk.com/mturk/externalSubmit"
     assert Assignment.objects.get().worker.external_id == "WK1"
     preview = attrs(Client().get(unit_entry_path(unit), {**q, "assignmentId": "ASSIGNMENT_ID_NOT_AVAILABLE"}).content.decode())
     assert preview["preview"] == "true" and "assignment-id" not in preview

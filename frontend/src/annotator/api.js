@@ -42,11 +42,14 @@ export function createApi({ apiBase = '', token, fetchImpl } = {}) {
   }
 }
 
-/** MTurk: a real HTML form POST of assignmentId to `${submitTo}/mturk/externalSubmit`. */
+/**
+ * The platform's own submit (MTurk's externalSubmit): a real HTML form POST of assignmentId to `submitTo`, the full
+ * URL the page was given. The element knows no platform paths; the provider that built the page does.
+ */
 export function postToMturk(submitTo, assignmentId, doc = document) {
   const form = doc.createElement('form')
   form.method = 'POST'
-  form.action = `${submitTo.replace(/\/$/, '')}/mturk/externalSubmit`
+  form.action = submitTo
   form.style.display = 'none'
   for (const [name, value] of [['assignmentId', assignmentId || ''], ['factcrowd', 'submitted']]) {
     const input = doc.createElement('input')
