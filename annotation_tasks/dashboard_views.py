@@ -13,6 +13,8 @@ from django.views.decorators.http import require_GET
 from annotation_tasks.api.permissions import researcher_projects
 from annotation_tasks.middleware import frameable
 from annotation_tasks.models import Unit
+from annotation_tasks.pages import element_page
+from annotation_tasks.services import work
 from annotation_tasks.services.tokens import preview_token
 
 
@@ -26,9 +28,10 @@ def dashboard(request: HttpRequest) -> HttpResponse:
 @login_required
 @frameable  # the dashboard frames it; frame-ancestors keeps other sites out
 def unit_preview(request: HttpRequest, unit_id: int) -> HttpResponse:
-    """The worker's own unit page (same template, same element) in preview mode: what workers will see.
+    """The worker's own unit page (same helper, template and element) in preview mode: what workers will see.
 
+    The preview payload is embedded like on the worker's page, so the element starts without a request.
     Only the project's researchers may open it; the preview token inside can read the unit, never label it.
     """
     unit = get_object_or_404(Unit.objects.filter(project__in=researcher_projects(request.user)), pk=unit_id)
-    return render(request, "annotation_tasks/unit.html", {"element": {"token": preview_token(unit), "preview": "true"}})
+    return element_page(request, work.preview_payload(unit), token=preview_token(unit), preview="true")

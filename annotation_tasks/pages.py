@@ -60,7 +60,7 @@ class _ThenResponse(HttpResponse):
             super().close()
 
 
-def _element_page(request: HttpRequest, unit_data: dict | None = None, *, then: Callable[[], None] | None = None,
+def element_page(request: HttpRequest, unit_data: dict | None = None, *, then: Callable[[], None] | None = None,
                   **element: str) -> HttpResponse:
     """The element's page. `unit_data` (the GET unit answer for this token) is embedded with json_script and
     named by the element's unit-data-id attribute: the element starts without a request (docs/annotator-api.md).
@@ -88,7 +88,7 @@ def work_page(request: HttpRequest, token: str) -> HttpResponse:
     if request.user.is_authenticated and assignment.worker.user_id == request.user.pk:
         next_url = f"/annotate/{assignment.unit.project_id}/"
     data, record = work.unit_payload_then_record(assignment)
-    return _element_page(request, data, then=record, token=token, next_url=next_url)
+    return element_page(request, data, then=record, token=token, next_url=next_url)
 
 
 def _entry_context(unit: Unit, query) -> tuple[str, EntryContext] | None:
@@ -128,7 +128,7 @@ def unit_entry(request: HttpRequest, ref: str) -> HttpResponse:
         return _message(request, "Open this unit from your task list", "The link lacks the platform's parameters.", 400)
     provider_name, ctx = found
     if ctx.preview:
-        return _element_page(request, work.preview_payload(unit), token=preview_token(unit), preview="true")
+        return element_page(request, work.preview_payload(unit), token=preview_token(unit), preview="true")
     worker = _worker(provider_name, ctx.worker_external_id)
     if worker.status in BLOCKED:
         return _message(request, "Not available", "This task is not available to you.", 403)
@@ -136,7 +136,7 @@ def unit_entry(request: HttpRequest, ref: str) -> HttpResponse:
     if assignment is None:
         return _message(request, "Nothing left here", "This unit already has all the answers it needs.", 409)
     data, record = work.unit_payload_then_record(assignment)
-    return _element_page(
+    return element_page(
         request,
         data,
         then=record,

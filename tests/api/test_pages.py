@@ -1,6 +1,11 @@
 """The dashboard pages: login required, and the unit preview only for the project's researchers."""
+import json
+import re
+
 import pytest
 from django.test import Client
+
+from annotation_tasks.pages import UNIT_DATA_ID
 
 pytestmark = pytest.mark.django_db
 
@@ -43,3 +48,15 @@ def test_unit_preview_api_gives_payload_without_gold(world, as_user):
     assert body["preview_url"] == f"/preview/unit/{world.unit_a.pk}/"
     assert body["payload"]["assignment"]["preview"] is True
     assert "gold" not in str(body) and "sys-a" not in str(body)
+
+
+def test_unit_preview_embeds_the_preview_payload(world, users, as_user):
+    client = Client()
+    client.force_login(users["alice"])
+    page = client.get(f"/preview/unit/{world.unit_a.pk}/")
+    html = page.content.decode()
+    assert f'unit-data-id="{UNIT_DATA_ID}"' in html
+    found = re.findall(rf'<script id="{UNIT_DATA_ID}" type="application/json">(.*?)</script>', html, flags=re.S)
+    assert len(found) == 1
+    assert json.loads(found[0]) == as_user("alice").get(f"/api/units/{world.unit_a.pk}/preview/").json()["payload"]
+    assert "no-cache" in page.get("Cache-Control", "")
