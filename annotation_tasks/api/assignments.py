@@ -12,6 +12,7 @@ from rest_framework.permissions import IsAuthenticated
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from annotation_tasks.api.base import pay_bonus_response, require_feedback_to_reject, review_assignment
 from annotation_tasks.api.filters import FieldFilterBackend
 from annotation_tasks.api.pagination import Pagination
 from annotation_tasks.api.permissions import is_researcher, researcher_projects
@@ -61,13 +62,9 @@ class AssignmentViewSet(viewsets.ReadOnlyModelViewSet):
         from annotation_tasks.services import quality
 
         feedback = payload.validated_data["feedback"]
-        if verb == "reject" and not feedback:
-            raise ValidationError({"feedback": "Say why: the worker sees this message."})
+        require_feedback_to_reject(verb, feedback)
         try:
-            if verb == "approve":
-                quality.approve(assignment, feedback=feedback, reason=f"approved by {request.user.get_username()}")
-            else:
-                quality.reject(assignment, feedback, reason=f"rejected by {request.user.get_username()}: {feedback}")
+            review_assignment(assignment, verb, feedback, request.user)
         except (ProviderError, quality.QualityError) as exc:
             raise ValidationError({"detail": str(exc)}) from exc
         assignment.refresh_from_db()
@@ -90,13 +87,4 @@ class AssignmentViewSet(viewsets.ReadOnlyModelViewSet):
         assignment = self._reviewable()
         payload = BonusAmountSerializer(data=request.data)
         payload.is_valid(raise_exception=True)
-        from annotation_tasks.services import quality
-
-        try:
-            decision = quality.pay_bonus(
-                assignment, payload.validated_data["amount"], payload.validated_data["reason"],
-                key=payload.validated_data["key"],
-            )
-        except (ProviderError, quality.QualityError) as exc:
-            raise ValidationError({"detail": str(exc)}) from exc
-        return Response(QualityDecisionSerializer(decision).data)
+        return pay_bonus_response(assignment, payload.validated_data)

@@ -12,7 +12,13 @@ from rest_framework.exceptions import NotFound, ValidationError
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from annotation_tasks.api.base import ResearcherScopedMixin, researcher_project_or_404
+from annotation_tasks.api.base import (
+    ResearcherScopedMixin,
+    pay_bonus_response,
+    require_feedback_to_reject,
+    researcher_project_or_404,
+    review_assignment,
+)
 from annotation_tasks.api.permissions import researcher_projects
 from annotation_tasks.api.serializers import (
     BlockSerializer,
@@ -74,17 +80,13 @@ class WorkerViewSet(ResearcherScopedMixin, viewsets.ReadOnlyModelViewSet):
         payload = WorkerActionSerializer(data=request.data)
         payload.is_valid(raise_exception=True)
         feedback = payload.validated_data["feedback"]
-        if verb == "reject" and not feedback:
-            raise ValidationError({"feedback": "Say why: the worker sees this message."})
+        require_feedback_to_reject(verb, feedback)
         from annotation_tasks.services import quality
 
         done = 0
         for assignment in self._submitted(worker, payload.validated_data["project"]):
             try:
-                if verb == "approve":
-                    quality.approve(assignment, feedback=feedback, reason=f"approved by {request.user.get_username()}")
-                else:
-                    quality.reject(assignment, feedback, reason=f"rejected by {request.user.get_username()}: {feedback}")
+                review_assignment(assignment, verb, feedback, request.user)
             except (ProviderError, quality.QualityError) as exc:
                 raise ValidationError({"detail": f"assignment {assignment.pk}: {exc}", "done": done}) from exc
             done += 1
@@ -117,16 +119,7 @@ class WorkerViewSet(ResearcherScopedMixin, viewsets.ReadOnlyModelViewSet):
         )
         if assignment is None:
             raise ValidationError({"detail": "The worker has no finished assignment in this project."})
-        from annotation_tasks.services import quality
-
-        try:
-            decision = quality.pay_bonus(
-                assignment, payload.validated_data["amount"], payload.validated_data["reason"],
-                key=payload.validated_data["key"],
-            )
-        except (ProviderError, quality.QualityError) as exc:
-            raise ValidationError({"detail": str(exc)}) from exc
-        return Response(QualityDecisionSerializer(decision).data)
+        return pay_bonus_response(assignment, payload.validated_data)
 
     def _block(self, request: Request, verb: str) -> Response:
         worker = self.get_object()
