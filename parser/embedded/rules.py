@@ -649,23 +649,28 @@ def copular_frame(be: SpacyToken, offset: int, sentence_index: int) -> Predicate
 
 
 def nominal_verb(tok: SpacyToken) -> str | None:
-    """The verb of a deverbal noun candidate, or None: lexicon lookup plus a shape filter for precision.
+    """The verb of a deverbal noun candidate, or None: lexicon lookup plus a few non-event classes.
 
-    Dropped: people (-er, -or, -ist, -ee and a list), places and time nouns, which the lexicon links to verbs
-    (driver -> drive, city -> citify) but which do not denote events.
+    QANom (dev) calls most lexicon-linked nouns eventive, agent nouns included (leader, player, director: 0.65-0.8
+    of -er/-or candidates), so only classes that are mostly not events are dropped: time and place nouns unless
+    they take an argument (possessor, of- or by-phrase), and plural nouns for groups of people (people, officials).
     """
-    if tok.tag_ not in NOUN_TAGS or not tok.is_alpha or len(tok.text) < 4:
+    if tok.tag_ not in NOUN_TAGS or not tok.is_alpha or len(tok.text) < 3:
         return None
     low = tok.lower_
-    if low in W.PERSON_NOUNS or low in W.PLACE_NOUNS or low in W.TIME_NOUNS:
+    if low in W.TIME_NOUNS or low in W.PLACE_NOUNS:
+        if not _has_nominal_argument(tok):
+            return None
+    elif low in W.PERSON_NOUNS and tok.tag_ == "NNS" or low in W.NON_EVENT_NOUNS:
         return None
-    verb = lexicon.nominalization_verb(low)
-    if verb is None:
-        return None
-    singular = low[:-1] if low.endswith("s") and not low.endswith("ss") else low
-    if singular.endswith(("er", "or", "ist", "ee", "ian")) and singular != verb:
-        return None  # agent and patient nouns (driver, employee) are not events
-    return verb
+    return lexicon.nominalization_verb(low)
+
+
+def _has_nominal_argument(n: SpacyToken) -> bool:
+    for c in n.children:
+        if c.dep_ == "poss" or c.dep_ == "prep" and c.lower_ in {"of", "by"}:
+            return True
+    return False
 
 
 def nominal_frame(n: SpacyToken, verb: str, offset: int, sentence_index: int) -> PredicateFrame:

@@ -96,3 +96,5 @@ INFINITIVE_TAKERS = OBJECT_CONTROL | frozenset(
     move propose demand proceed return come stop""".split()
 )
 SPATIAL_PREPS = frozenset("in at into onto near inside outside across through around within toward towards".split())
+# nouns the lexicon links to a verb but that name people or groups, never an event (people -> to people)
+NON_EVENT_NOUNS = frozenset("people men man women woman".split())

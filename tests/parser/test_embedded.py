@@ -114,3 +114,10 @@ def test_pretokenized_parse_keeps_the_given_indices(embedded: EmbeddedParser) ->
     assert lost.token_index == 6 and lost.sentence_index == 1
     spans = {qa.role: (qa.answers[0].start, qa.answers[0].end) for qa in lost.qas}
     assert spans == {"R0": (5, 6), "R1": (7, 8)}
+
+
+def test_eventive_noun_detection_keeps_agent_nouns_and_drops_people_and_bare_times(embedded: EmbeddedParser) -> None:
+    parsed = embedded.parse("The leader of the party met people in the city after the end of the war last year.")
+    nominal = {f.text for f in parsed.frames if f.kind == "nominal"}
+    assert "leader" in nominal and "end" in nominal  # agent nouns and short nouns are QANom predicates
+    assert not nominal & {"people", "city", "year"}  # groups of people; time / place nouns without an argument
