@@ -2,10 +2,13 @@
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
+from typing import TypeVar
 
 from annotation_tasks.models import Batch, Project, Response, Source, Worker
+
+R = TypeVar("R")
 
 IMPORTED = "imported"
 BULK = 500  # rows per INSERT: keeps statements under SQLite's variable limit on wide tables
@@ -46,6 +49,17 @@ def existing_response_ids(project: Project, external_ids: Iterable[str]) -> set[
     for chunk in in_chunks(external_ids):
         found.update(Response.objects.filter(project=project, external_id__in=chunk).values_list("external_id", flat=True))
     return found
+
+
+def start_import(project: Project, records: Sequence[R], file_name: str,
+                 response_id: Callable[[R], str]) -> tuple[ImportResult, list[R]]:
+    """The import's result so far (lines read; records whose response is already in the project skipped) and the
+    records still to write, in file order."""
+    result = ImportResult(file=file_name, lines=len(records))
+    existing = existing_response_ids(project, (response_id(r) for r in records))
+    todo = [r for r in records if response_id(r) not in existing]
+    result.skipped = len(records) - len(todo)
+    return result, todo
 
 
 def sources_by_external_id(project: Project, external_ids: Iterable[str]) -> dict[str, Source]:

@@ -17,10 +17,10 @@ from annotation_tasks.importers.common import (
     BULK,
     IMPORTED,
     ImportResult,
-    existing_response_ids,
     import_batch,
     imported_workers,
     sources_by_external_id,
+    start_import,
 )
 from annotation_tasks.importers.tokenize import sentence_token_ranges, tokenize
 from annotation_tasks.models import (
@@ -152,10 +152,7 @@ def _fact(obj: Any, where: Where, labelled: bool) -> tuple[str, str | None]:
 
 def write(project: Project, records: list[GenerationRecord], file_name: str) -> ImportResult:
     """Create what is not yet in the project. Call inside transaction.atomic()."""
-    result = ImportResult(file=file_name, lines=len(records))
-    existing = existing_response_ids(project, (r.response_external_id for r in records))
-    todo = [r for r in records if r.response_external_id not in existing]
-    result.skipped = len(records) - len(todo)
+    result, todo = start_import(project, records, file_name, lambda r: r.response_external_id)
     if not todo:
         return result
 

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from annotation_tasks.importers.base import ImportFormatError, Where, check_type, read_csv, read_jsonl
-from annotation_tasks.importers.common import BULK, ImportResult, existing_response_ids, sources_by_external_id
+from annotation_tasks.importers.common import BULK, ImportResult, sources_by_external_id, start_import
 from annotation_tasks.importers.tokenize import split_sentences, tokenize
 from annotation_tasks.models import Project, Response, Source
 
@@ -129,10 +129,7 @@ def _csv_passages(cell: str, where: Where) -> list[str]:
 
 def write(project: Project, records: list[ItemRecord], file_name: str) -> ImportResult:
     """Create sources and responses not yet in the project. Call inside transaction.atomic()."""
-    result = ImportResult(file=file_name, lines=len(records))
-    existing = existing_response_ids(project, (r.response_id for r in records))
-    todo = [r for r in records if r.response_id not in existing]
-    result.skipped = len(records) - len(todo)
+    result, todo = start_import(project, records, file_name, lambda r: r.response_id)
     if not todo:
         return result
     wanted: dict[str, ItemRecord] = {}

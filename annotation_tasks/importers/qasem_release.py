@@ -26,11 +26,11 @@ from annotation_tasks.importers.common import (
     BULK,
     IMPORTED,
     ImportResult,
-    existing_response_ids,
     import_batch,
     imported_workers,
     offsets_for,
     sources_by_external_id,
+    start_import,
 )
 from annotation_tasks.models import (
     QA,
@@ -327,10 +327,7 @@ def _resolve_sources(project: Project, records: list[LineRecord]) -> tuple[dict[
 
 def write(project: Project, records: list[LineRecord], file_name: str) -> ImportResult:
     """Create every row of the records not yet in the project. Call inside transaction.atomic()."""
-    result = ImportResult(file=file_name, lines=len(records))
-    existing = existing_response_ids(project, (r.response_external_id for r in records))
-    todo = [r for r in records if r.response_external_id not in existing]
-    result.skipped = len(records) - len(todo)
+    result, todo = start_import(project, records, file_name, lambda r: r.response_external_id)
     if not todo:
         return result
 
