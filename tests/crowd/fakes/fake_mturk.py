@@ -15,11 +15,12 @@ import string
 import threading
 import time
 from decimal import Decimal
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from urllib.parse import parse_qs, urlencode, urlparse
 from xml.etree import ElementTree
 
 from annotation_tasks.crowd.mturk_xml import answer_xml
+from tests.crowd.fakes.loopback import LoopbackFake
 
 TARGET_PREFIX = "MTurkRequesterServiceV20170117."
 PREVIEW = "ASSIGNMENT_ID_NOT_AVAILABLE"
@@ -35,7 +36,7 @@ def _id(n: int = 30) -> str:
     return "".join(random.choices(string.ascii_uppercase + string.digits, k=n))
 
 
-class FakeMTurk:
+class FakeMTurk(LoopbackFake):
     """The fake's state and operations; `url` is the endpoint_url (and the turkSubmitTo) to use."""
 
     def __init__(self, balance: str = "10000.00") -> None:
@@ -52,10 +53,9 @@ class FakeMTurk:
         self.calls: list[str] = []
         self.throttle_next = 0
         self.page_size_seen: list[int] = []
-        self._server: ThreadingHTTPServer | None = None
 
     # -- server ---------------------------------------------------------------------------
-    def start(self) -> FakeMTurk:
+    def _handler(self) -> type[BaseHTTPRequestHandler]:
         fake = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -108,18 +108,7 @@ class FakeMTurk:
                 except FakeError as exc:
                     self._send(exc.status, json.dumps({"__type": exc.code, "Message": exc.message}).encode())
 
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        threading.Thread(target=self._server.serve_forever, daemon=True).start()
-        return self
-
-    def stop(self) -> None:
-        if self._server:
-            self._server.shutdown()
-            self._server.server_close()
-
-    @property
-    def url(self) -> str:
-        return f"http://127.0.0.1:{self._server.server_address[1]}"
+        return Handler
 
     # -- worker side (what a worker's browser does on MTurk) ---------------------------------
     def accept(self, hit_id: str, worker_id: str, assignment_id: str | None = None) -> str:

@@ -13,8 +13,10 @@ import secrets
 import threading
 import time
 from decimal import Decimal
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from urllib.parse import parse_qs, urlparse
+
+from tests.crowd.fakes.loopback import LoopbackFake
 
 PAGE = 2  # small pages so that paging is exercised
 
@@ -23,7 +25,7 @@ def _id() -> str:
     return secrets.token_hex(12)
 
 
-class FakeProlific:
+class FakeProlific(LoopbackFake):
     def __init__(self, token: str = "fake-token", balance_cents: int = 1_000_000) -> None:
         self.token = token
         self.balance_cents = balance_cents
@@ -36,10 +38,9 @@ class FakeProlific:
         self.requests: list[tuple[str, str]] = []
         self.blocked_at_publish: dict[str, set[str]] = {}
         self.too_many_next = 0
-        self._server: ThreadingHTTPServer | None = None
 
     # -- server ---------------------------------------------------------------------------
-    def start(self) -> FakeProlific:
+    def _handler(self) -> type[BaseHTTPRequestHandler]:
         fake = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -93,18 +94,7 @@ class FakeProlific:
             def do_DELETE(self) -> None:  # noqa: N802
                 self._handle("DELETE")
 
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        threading.Thread(target=self._server.serve_forever, daemon=True).start()
-        return self
-
-    def stop(self) -> None:
-        if self._server:
-            self._server.shutdown()
-            self._server.server_close()
-
-    @property
-    def url(self) -> str:
-        return f"http://127.0.0.1:{self._server.server_address[1]}"
+        return Handler
 
     @property
     def api_url(self) -> str:
