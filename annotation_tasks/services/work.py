@@ -282,23 +282,31 @@ def _list(labels: Mapping, key: str, errors: _Errors) -> list:
     return value
 
 
+def _flags(labels: Mapping, key: str, id_key: str, flag: str, shown: set, errors: _Errors, *,
+           unknown: str, twice: str) -> dict[int, bool]:
+    """labels[key] as {item[id_key]: item[flag]}: each id one of `shown`, at most once, each flag a boolean."""
+    out: dict[int, bool] = {}
+    for i, item in enumerate(_list(labels, key, errors)):
+        path = f"labels.{key}[{i}]"
+        item_id = item.get(id_key) if isinstance(item, dict) else None
+        if item_id not in shown:
+            errors.add(f"{path}.{id_key}", unknown)
+        elif item_id in out:
+            errors.add(f"{path}.{id_key}", twice)
+        elif not _is_bool(item.get(flag)):
+            errors.add(f"{path}.{flag}", "must be true or false")
+        else:
+            out[item_id] = item[flag]
+    return out
+
+
 def _validate_qasem(unit: Unit, shown: dict, labels: Mapping, errors: _Errors, responses: list[Response]) -> dict:
     project = unit.project
     need_spans = project.has_step(Protocol.SPAN_COVERAGE)
     need_qas = project.has_step(Protocol.QA_SUPPORT)
     shown_spans, shown_qas = set(shown.get("spans", [])), set(shown.get("qas", []))
-    spans: dict[int, bool] = {}
-    for i, item in enumerate(_list(labels, "spans", errors)):
-        path = f"labels.spans[{i}]"
-        sid = item.get("span_id") if isinstance(item, dict) else None
-        if sid not in shown_spans:
-            errors.add(f"{path}.span_id", "not a span of this unit")
-        elif sid in spans:
-            errors.add(f"{path}.span_id", "labeled twice")
-        elif not _is_bool(item.get("covered")):
-            errors.add(f"{path}.covered", "must be true or false")
-        else:
-            spans[sid] = item["covered"]
+    spans = _flags(labels, "spans", "span_id", "covered", shown_spans, errors,
+                   unknown="not a span of this unit", twice="labeled twice")
     qas: dict[int, dict] = {}
     for i, item in enumerate(_list(labels, "qas", errors)):
         path = f"labels.qas[{i}]"
@@ -408,18 +416,8 @@ def _validate_factscore(shown: dict, labels: Mapping, errors: _Errors, responses
 
 def _validate_validation(shown: dict, labels: Mapping, errors: _Errors) -> dict:
     shown_qas = set(shown.get("qas", []))
-    out: dict[int, bool] = {}
-    for i, item in enumerate(_list(labels, "validation", errors)):
-        path = f"labels.validation[{i}]"
-        qid = item.get("qa_id") if isinstance(item, dict) else None
-        if qid not in shown_qas:
-            errors.add(f"{path}.qa_id", "not a QA of this unit")
-        elif qid in out:
-            errors.add(f"{path}.qa_id", "judged twice")
-        elif not _is_bool(item.get("valid")):
-            errors.add(f"{path}.valid", "must be true or false")
-        else:
-            out[qid] = item["valid"]
+    out = _flags(labels, "validation", "qa_id", "valid", shown_qas, errors,
+                 unknown="not a QA of this unit", twice="judged twice")
     for qid in sorted(shown_qas - set(out)):
         errors.add("labels.validation", f"QA {qid} is not judged")
     return {"validation": out}
