@@ -682,7 +682,12 @@ def nominal_frame(n: SpacyToken, verb: str, offset: int, sentence_index: int) ->
     adjuncts: list[Arg] = []
     for c in n.children:
         if c.dep_ == "poss" and c.tag_ != "WP$":
-            agent = Arg("agent", subtree_span(c), c, core_wh(c))
+            if c.tag_ == "PRP$":  # QANom answers name the antecedent ("his return" -> Dürer), not the pronoun
+                found = antecedent(c)
+                if found is not None:
+                    agent = Arg("agent", found[0], found[1], core_wh(found[1]))
+            else:
+                agent = Arg("agent", subtree_span(c), c, core_wh(c))
         elif c.dep_ == "compound" and c.tag_ in NOUN_TAGS | {"NNP", "NNPS"}:
             span = (c.left_edge.i, c.i + 1)
             if is_person(c) and agent is None:
@@ -709,14 +714,16 @@ def nominal_frame(n: SpacyToken, verb: str, offset: int, sentence_index: int) ->
     if gov is not None:
         if agent is None and n.dep_ not in SUBJ_DEPS:
             subj = find_subject(gov)
+            if subj is not None and subj[1].tag_ == "PRP" and subj[1].lower_ in PRONOUN_PERSON:
+                subj = antecedent(subj[1]) or subj
             if subj is not None and subj[0][0] < subj[0][1] and not (subj[0][0] <= n.i < subj[0][1]):
                 agent = Arg("agent", subj[0], subj[1], core_wh(subj[1]))
         for c in gov.children:
             if c.dep_ == "prep" and not (c.left_edge.i <= n.i <= c.right_edge.i):
                 arg = prep_argument(gov, c)
-                if arg is not None and arg.kind == "adj" and arg.wh in {"when", "where", "why", "how", "how long", "how much"}:
+                if arg is not None and arg.kind == "adj" and arg.wh in {"when", "where", "why", "how", "how long"}:
                     adjuncts.append(arg)
-            elif c.dep_ in {"npadvmod", "advmod"} and c.i != n.i:
+            elif c.dep_ == "npadvmod" and c.i != n.i:  # the clause's "already", "now" rarely answer (dev: 0.22)
                 arg = adverbial_argument(c)
                 if arg is not None and arg.wh == "when":
                     adjuncts.append(arg)
@@ -747,6 +754,29 @@ def nominal_frame(n: SpacyToken, verb: str, offset: int, sentence_index: int) ->
             _split_conjuncts(qa, arg, doc, offset)
             frame.qas.append(qa)
     return frame
+
+
+PRONOUN_PERSON = frozenset("he him his she her hers i me my we us our they them their".split())
+
+
+def antecedent(pron: SpacyToken) -> tuple[tuple[int, int], SpacyToken] | None:
+    """The noun phrase a personal pronoun most likely refers to: the nearest earlier subject in the sentence
+    that is not itself a pronoun (its/their may name things; he/she/his/her only people)."""
+    person_only = pron.lower_ in {"he", "him", "his", "she", "her", "hers"}
+    best = None
+    for tok in pron.sent if pron.doc.has_annotation("SENT_START") else pron.doc:
+        if tok.i >= pron.i:
+            break
+        if tok.dep_ in {"nsubj", "nsubjpass"} and tok.tag_ in {"NN", "NNS", "NNP", "NNPS"}:
+            if person_only and not is_person(tok):
+                continue
+            best = tok
+    if best is None:
+        return None
+    span = subtree_span(best)
+    if span[0] <= pron.i < span[1]:
+        return None
+    return span, best
 
 
 def _noun_governor(n: SpacyToken) -> SpacyToken | None:
