@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 from collections import defaultdict
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 from annotation_tasks.exporters.base import CHUNK, counted_only, iter_chunks, majorities
@@ -127,6 +127,15 @@ def _record(
     return out
 
 
+def _in_release_order(values: dict[str, Any], meta: dict, default_keys: Sequence[str], raw: list) -> dict[str, Any]:
+    """A QA or span record in the release's own key order (`default_keys` when not imported from a release),
+    with `annotations` added when there are votes; a key we have no value for comes from the imported metadata."""
+    keys = list(meta.get("release_keys") or default_keys)
+    if raw and "annotations" not in keys:
+        keys.append("annotations")
+    return {k: values[k] if k in values else meta.get(k) for k in keys}
+
+
 def _qa(qa: QA, pred: Predicate, votes: dict, include_majority: bool) -> dict[str, Any]:
     meta = qa.metadata or {}
     majority, raw = votes.get(("qa", qa.pk), (None, []))
@@ -141,10 +150,7 @@ def _qa(qa: QA, pred: Predicate, votes: dict, include_majority: bool) -> dict[st
         "answer": qa.answer,
         "annotations": [_qa_polarity(v) for v in raw],
     }
-    keys = list(meta.get("release_keys") or QA_KEYS)
-    if raw and "annotations" not in keys:
-        keys.append("annotations")
-    out = {k: values[k] if k in values else meta.get(k) for k in keys}
+    out = _in_release_order(values, meta, QA_KEYS, raw)
     if include_majority:
         out["majority"] = _qa_polarity(majority)
     return out
@@ -174,10 +180,7 @@ def _span(
         "qaIds": kept,
         "annotations": [_span_polarity(v) for v in raw],
     }
-    keys = list(meta.get("release_keys") or SPAN_KEYS)
-    if raw and "annotations" not in keys:
-        keys.append("annotations")
-    out = {k: values[k] if k in values else meta.get(k) for k in keys}
+    out = _in_release_order(values, meta, SPAN_KEYS, raw)
     if include_majority:
         out["majority"] = _span_polarity(majority)
     return out
