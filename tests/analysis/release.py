@@ -75,3 +75,13 @@ def factscore_frames(systems: tuple[str, ...] = ("InstructGPT", "ChatGPT")) -> t
                                       "label": fact["label"]})
                         fact_id += 1
     return pd.DataFrame(responses), pd.DataFrame(facts)
+
+
+def assert_paper_factscore(rows: dict[str, dict]) -> None:
+    """Rows by system (InstructGPT, ChatGPT) carry the FActScore paper's human-annotation figures."""
+    assert abs(rows["InstructGPT"]["factscore"] - 42.5) <= 0.2
+    assert abs(rows["ChatGPT"]["factscore"] - 58.3) <= 0.2
+    assert round(rows["InstructGPT"]["percent_responding"], 1) == 99.5
+    assert round(rows["ChatGPT"]["percent_responding"], 1) == 85.8
+    assert round(rows["InstructGPT"]["facts_per_response"], 1) == 26.2
+    assert round(rows["ChatGPT"]["facts_per_response"], 1) == 34.6
