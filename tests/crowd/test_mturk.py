@@ -270,13 +270,18 @@ def test_publish_is_rate_limited_and_resumes_after_a_crash(fake_mturk, monkeypat
     assert len(result.published) == 1 and result.already_published == 2 and len(fake_mturk.hits) == 3
 
 
-def test_approve_after_reject_overrides_and_is_logged_as_a_reversal(fake_mturk):
+def _synced_submission(fake_mturk, worker_id: str) -> Assignment:
+    """One unit published on the fake, submitted there by `worker_id`, synced: our assignment for it."""
     batch, units = make_units(1, provider="mturk")
     publishing.publish_batch(batch, reward="0.20", assignments_per_unit=1)
     units[0].refresh_from_db()
-    fake_mturk.submit(units[0].provider_ref, "W9")
+    fake_mturk.submit(units[0].provider_ref, worker_id)
     publishing.sync_batch(batch)
-    a = Assignment.objects.get(worker__external_id="W9")
+    return Assignment.objects.get(worker__external_id=worker_id)
+
+
+def test_approve_after_reject_overrides_and_is_logged_as_a_reversal(fake_mturk):
+    a = _synced_submission(fake_mturk, "W9")
     rejected = quality.reject(a, "Too fast.")
     reversal = quality.reverse_decision(rejected, "the gold item was wrong")
     assert reversal.action == "approve" and reversal.reverses_id == rejected.pk
@@ -288,12 +293,7 @@ def test_approve_after_reject_overrides_and_is_logged_as_a_reversal(fake_mturk):
 
 
 def test_a_failed_bonus_is_retried_with_the_same_token(fake_mturk):
-    batch, units = make_units(1, provider="mturk")
-    publishing.publish_batch(batch, reward="0.20", assignments_per_unit=1)
-    units[0].refresh_from_db()
-    fake_mturk.submit(units[0].provider_ref, "W7")
-    publishing.sync_batch(batch)
-    a = Assignment.objects.get(worker__external_id="W7")
+    a = _synced_submission(fake_mturk, "W7")
     fake_mturk.throttle_next = 100  # the platform is down for good
     with pytest.raises(ProviderError):
         quality.pay_bonus(a, "0.50", "great", provider=MTurkProvider(max_attempts=1))
