@@ -694,7 +694,8 @@ def nominal_frame(n: SpacyToken, verb: str, offset: int, sentence_index: int) ->
                 agent = Arg("agent", span, c, core_wh(c))
             elif theme is None:
                 theme = Arg("obj", span, c, core_wh(c))
-        elif c.dep_ == "amod" and c.tag_ in {"JJ", "JJR", "JJS"} and c.i < n.i and not c.text[:1].isupper():
+        elif (c.dep_ == "amod" and c.tag_ in {"JJ", "JJR", "JJS"} and c.i < n.i and not c.text[:1].isupper()
+              and c.lower_ not in W.REFERENCE_ADJECTIVES):
             adjuncts.append(Arg("adj", (c.left_edge.i, c.i + 1), c, "how"))  # "poor harvests"
         elif c.dep_ == "prep":
             prep = c.lower_
@@ -704,15 +705,22 @@ def nominal_frame(n: SpacyToken, verb: str, offset: int, sentence_index: int) ->
             if prep == "of" and theme is None:
                 theme = Arg("obj", subtree_span(pobj), pobj, core_wh(pobj))
             elif prep == "by":
-                agent = Arg("agent", subtree_span(pobj), pobj, core_wh(pobj))
+                agent = Arg("agent", subtree_span(pobj), pobj, core_wh(pobj), "by")
             else:
                 arg = prep_argument(n, c)
                 if arg is not None:
                     adjuncts.append(arg)
+    agentive = is_agent_noun(n, verb)
+    if agentive:
+        # the noun names the doer ("his tutor", "the party leader"): possessor and compound are what it acts on,
+        # and the doer is the name it stands next to ("coach Monreal", "the writer, Robert Adrain")
+        if agent is not None and theme is None and agent.kind == "agent" and agent.prep == EMPTY:
+            theme = Arg("obj", agent.span, agent.head, agent.wh)
+        agent = _agent_noun_referent(n)
     # the clause around the noun: "the public exploded in whistles", "Israel conducted an investigation"
     gov = _noun_governor(n)
     if gov is not None:
-        if agent is None and n.dep_ not in SUBJ_DEPS:
+        if agent is None and n.dep_ not in SUBJ_DEPS and (not agentive or n.dep_ in {"attr", "oprd"}):
             subj = find_subject(gov)
             if subj is not None and subj[1].tag_ == "PRP" and subj[1].lower_ in PRONOUN_PERSON:
                 subj = antecedent(subj[1]) or subj
@@ -754,6 +762,32 @@ def nominal_frame(n: SpacyToken, verb: str, offset: int, sentence_index: int) ->
             _split_conjuncts(qa, arg, doc, offset)
             frame.qas.append(qa)
     return frame
+
+
+AGENT_SUFFIXES = ("er", "or", "ist", "ant", "ent", "eer")
+
+
+def is_agent_noun(n: SpacyToken, verb: str) -> bool:
+    """A noun naming the one who does the verb (leader, governor, player, commentator, tutor)."""
+    low = n.lower_
+    singular = low[:-1] if n.tag_ == "NNS" and low.endswith("s") else low
+    if singular == verb:
+        return low in W.PERSON_NOUNS or singular in W.PERSON_NOUNS
+    return singular.endswith(AGENT_SUFFIXES) and is_person(n) or low in W.PERSON_NOUNS
+
+
+def _agent_noun_referent(n: SpacyToken) -> Arg | None:
+    """The named person an agent noun describes: its appositive, the name it is a title of, or its head."""
+    for c in n.children:
+        if c.dep_ == "appos" and c.tag_ in {"NNP", "NNPS"}:
+            return Arg("agent", subtree_span(c), c, "who")
+    head = n.head
+    if head is not n and head.tag_ in {"NNP", "NNPS"}:
+        if n.dep_ == "compound":  # "head coach Monreal"
+            return Arg("agent", trim(n.doc, n.i + 1, head.i + 1), head, "who")
+        if n.dep_ == "appos":  # "Robert Adrain, editor of ..."
+            return Arg("agent", _np_antecedent(head, n), head, "who")
+    return None
 
 
 PRONOUN_PERSON = frozenset("he him his she her hers i me my we us our they them their".split())

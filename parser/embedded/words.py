@@ -98,3 +98,9 @@ INFINITIVE_TAKERS = OBJECT_CONTROL | frozenset(
 SPATIAL_PREPS = frozenset("in at into onto near inside outside across through around within toward towards".split())
 # nouns the lexicon links to a verb but that name people or groups, never an event (people -> to people)
 NON_EVENT_NOUNS = frozenset("people men man women woman".split())
+# adjectives that pick out or rank the event (first, same, major) rather than say how it happened
+REFERENCE_ADJECTIVES = frozenset(
+    """first second third fourth fifth last next previous new old different same single own such only more most
+    further early earlier late later general major great important best biggest higher full whole entire various
+    certain particular specific main real total initial final""".split()
+)

@@ -121,3 +121,12 @@ def test_eventive_noun_detection_keeps_agent_nouns_and_drops_people_and_bare_tim
     nominal = {f.text for f in parsed.frames if f.kind == "nominal"}
     assert "leader" in nominal and "end" in nominal  # agent nouns and short nouns are QANom predicates
     assert not nominal & {"people", "city", "year"}  # groups of people; time / place nouns without an argument
+
+
+def test_agent_nouns_name_their_doer_and_possessive_pronouns_name_their_antecedent(embedded: EmbeddedParser) -> None:
+    parsed = embedded.parse("The party praised its leader, John Smith.")
+    answers = _answers(parsed, _frame(parsed, "leader"))
+    assert answers["Who led someone?"] == "John Smith"  # the appositive is the doer
+    assert answers["Who was led?"] == "The party"  # "its" answered by the earlier subject
+    parsed = embedded.parse("Smith said his decision to resign was final.")
+    assert _answers(parsed, _frame(parsed, "decision")) == {"Who decided something?": "Smith"}
