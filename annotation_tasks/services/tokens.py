@@ -5,7 +5,9 @@ assignment token). Tokens carry ids only; the server re-reads state (status, exp
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any, TypeVar
 
 from django.core import signing
 
@@ -15,6 +17,8 @@ PREVIEW_SALT = "factcrowd.preview"
 INVITE_SALT = "factcrowd.invite"
 
 INVITE_MAX_AGE_S = 60 * 60 * 24 * 30
+
+T = TypeVar("T")
 
 
 class BadToken(Exception):
@@ -27,17 +31,21 @@ class AssignmentClaim:
     worker_id: int
 
 
+def _read(token: str, salt: str, invalid: str, fields: Callable[[Any], T], max_age: int | None = None) -> T:
+    """The ids signed into a token of one kind; any tampering, other kind, age or shape raises BadToken(invalid)."""
+    try:
+        return fields(signing.loads(token, salt=salt, max_age=max_age))
+    except (signing.BadSignature, KeyError, TypeError, ValueError) as exc:
+        raise BadToken(invalid) from exc
+
+
 def assignment_token(assignment) -> str:
     """The token that authorizes reading and writing exactly this assignment (bound to its worker too)."""
     return signing.dumps({"a": assignment.pk, "w": assignment.worker_id}, salt=ASSIGNMENT_SALT, compress=True)
 
 
 def read_assignment_token(token: str) -> AssignmentClaim:
-    try:
-        data = signing.loads(token, salt=ASSIGNMENT_SALT)
-        return AssignmentClaim(int(data["a"]), int(data["w"]))
-    except (signing.BadSignature, KeyError, TypeError, ValueError) as exc:
-        raise BadToken("invalid assignment token") from exc
+    return _read(token, ASSIGNMENT_SALT, "invalid assignment token", lambda d: AssignmentClaim(int(d["a"]), int(d["w"])))
 
 
 def unit_ref(unit) -> str:
@@ -46,10 +54,7 @@ def unit_ref(unit) -> str:
 
 
 def read_unit_ref(ref: str) -> int:
-    try:
-        return int(signing.loads(ref, salt=UNIT_SALT)["u"])
-    except (signing.BadSignature, KeyError, TypeError, ValueError) as exc:
-        raise BadToken("invalid unit reference") from exc
+    return _read(ref, UNIT_SALT, "invalid unit reference", lambda d: int(d["u"]))
 
 
 def preview_token(unit) -> str:
@@ -58,10 +63,7 @@ def preview_token(unit) -> str:
 
 
 def read_preview_token(token: str) -> int:
-    try:
-        return int(signing.loads(token, salt=PREVIEW_SALT)["u"])
-    except (signing.BadSignature, KeyError, TypeError, ValueError) as exc:
-        raise BadToken("invalid preview token") from exc
+    return _read(token, PREVIEW_SALT, "invalid preview token", lambda d: int(d["u"]))
 
 
 def is_preview_token(token: str) -> bool:
@@ -77,10 +79,7 @@ def invite_token(project) -> str:
 
 
 def read_invite_token(token: str, max_age: int = INVITE_MAX_AGE_S) -> int:
-    try:
-        return int(signing.loads(token, salt=INVITE_SALT, max_age=max_age)["p"])
-    except (signing.BadSignature, KeyError, TypeError, ValueError) as exc:
-        raise BadToken("invalid or expired invite link") from exc
+    return _read(token, INVITE_SALT, "invalid or expired invite link", lambda d: int(d["p"]), max_age=max_age)
 
 
 def unit_entry_path(unit) -> str:
