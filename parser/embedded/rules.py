@@ -688,14 +688,26 @@ def nominal_frame(n: SpacyToken, verb: str, offset: int, sentence_index: int) ->
                     agent = Arg("agent", found[0], found[1], core_wh(found[1]))
             else:
                 agent = Arg("agent", subtree_span(c), c, core_wh(c))
-        elif c.dep_ == "compound" and c.tag_ in NOUN_TAGS | {"NNP", "NNPS"}:
+        elif c.dep_ in {"compound", "nmod"} and c.tag_ in NOUN_TAGS | {"NNP", "NNPS", "CD"}:
             span = (c.left_edge.i, c.i + 1)
-            if is_person(c) and agent is None:
+            if is_time(c):  # "the November elections", "2013 elections"
+                adjuncts.append(Arg("adj", span, c, "when"))
+            elif c.tag_ == "CD" or c.dep_ == "nmod" and c.tag_ not in {"NNP", "NNPS"}:
+                continue
+            elif is_person(c) and agent is None:
                 agent = Arg("agent", span, c, core_wh(c))
             elif theme is None:
                 theme = Arg("obj", span, c, core_wh(c))
-        elif (c.dep_ == "amod" and c.tag_ in {"JJ", "JJR", "JJS"} and c.i < n.i and not c.text[:1].isupper()
-              and c.lower_ not in W.REFERENCE_ADJECTIVES):
+        elif c.dep_ == "nummod" and c.tag_ == "CD" and c.i < n.i:
+            adjuncts.append(Arg("adj", (c.left_edge.i, c.i + 1), c, "how much"))  # "five attempts"
+        elif c.dep_ == "acl" and c.tag_ == "VBN" and lexicon.verb_stem(c.lower_, c.tag_) in W.LIGHT_VERBS:
+            # "damage caused by Katrina", "decisions made by parliament": the light verb's agent does the noun
+            by = next((g for g in c.children if g.dep_ == "agent"), None)
+            pobj = next((g for g in by.children if g.dep_ == "pobj"), None) if by is not None else None
+            if pobj is not None and agent is None:
+                agent = Arg("agent", subtree_span(pobj), pobj, core_wh(pobj), "by")
+        elif (c.dep_ == "amod" and c.tag_ in {"JJ", "JJR", "JJS"} and c.i < n.i
+              and (not c.text[:1].isupper() or c.is_sent_start) and c.lower_ not in W.REFERENCE_ADJECTIVES):
             adjuncts.append(Arg("adj", (c.left_edge.i, c.i + 1), c, "how"))  # "poor harvests"
         elif c.dep_ == "prep":
             prep = c.lower_
@@ -710,6 +722,18 @@ def nominal_frame(n: SpacyToken, verb: str, offset: int, sentence_index: int) ->
                 arg = prep_argument(n, c)
                 if arg is not None:
                     adjuncts.append(arg)
+    if theme is None or agent is None:  # "the production and distribution of goods": conjuncts share of / 's
+        sharing = [c for c in n.children if c.dep_ == "conj" and c.tag_ in NOUN_TAGS]
+        if n.dep_ == "conj" and n.head.tag_ in NOUN_TAGS:
+            sharing.append(n.head)
+        for other in sharing:
+            for c in other.children:
+                if theme is None and c.dep_ == "prep" and c.lower_ == "of" and c.i > n.i:
+                    pobj = next((g for g in c.children if g.dep_ == "pobj"), None)
+                    if pobj is not None:
+                        theme = Arg("obj", subtree_span(pobj), pobj, core_wh(pobj))
+                elif agent is None and c.dep_ == "poss" and c.tag_ != "PRP$" and c.i < n.i:
+                    agent = Arg("agent", subtree_span(c), c, core_wh(c))
     agentive = is_agent_noun(n, verb)
     if agentive:
         # the noun names the doer ("his tutor", "the party leader"): possessor and compound are what it acts on,

@@ -104,3 +104,5 @@ REFERENCE_ADJECTIVES = frozenset(
     further early earlier late later general major great important best biggest higher full whole entire various
     certain particular specific main real total initial final""".split()
 )
+# verbs that lend their arguments to an event noun ("made a decision", "damage caused by the storm")
+LIGHT_VERBS = frozenset("make cause carry conduct take give launch do undertake perform hold stage issue".split())

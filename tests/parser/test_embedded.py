@@ -130,3 +130,12 @@ def test_agent_nouns_name_their_doer_and_possessive_pronouns_name_their_antecede
     assert answers["Who was led?"] == "The party"  # "its" answered by the earlier subject
     parsed = embedded.parse("Smith said his decision to resign was final.")
     assert _answers(parsed, _frame(parsed, "decision")) == {"Who decided something?": "Smith"}
+
+
+def test_nominal_arguments_from_light_verbs_conjuncts_and_time_compounds(embedded: EmbeddedParser) -> None:
+    parsed = embedded.parse("The damage caused by the hurricane was severe.")
+    assert _answers(parsed, _frame(parsed, "damage")) == {"What damaged something?": "the hurricane"}
+    parsed = embedded.parse("The production and distribution of goods stopped after the November elections.")
+    assert _answers(parsed, _frame(parsed, "production"))["What was produced?"] == "goods"  # shared of-phrase
+    assert _answers(parsed, _frame(parsed, "distribution"))["What was distributed?"] == "goods"
+    assert _answers(parsed, _frame(parsed, "elections"))["When did something elect?"] == "November"
