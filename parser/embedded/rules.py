@@ -698,6 +698,10 @@ def nominal_frame(n: SpacyToken, verb: str, offset: int, sentence_index: int) ->
                 agent = Arg("agent", span, c, core_wh(c))
             elif theme is None:
                 theme = Arg("obj", span, c, core_wh(c))
+        elif c.dep_ in {"acl", "ccomp"} and c.i > n.i and theme is None and any(
+            g.dep_ == "aux" and g.lower_ == "to" or g.dep_ == "mark" and g.lower_ == "that" for g in c.children
+        ):  # "his decision to resign", "the claim that prices rose"
+            theme = Arg("obj", subtree_span(c), c, "what")
         elif c.dep_ == "nummod" and c.tag_ == "CD" and c.i < n.i:
             adjuncts.append(Arg("adj", (c.left_edge.i, c.i + 1), c, "how much"))  # "five attempts"
         elif c.dep_ == "acl" and c.tag_ == "VBN" and lexicon.verb_stem(c.lower_, c.tag_) in W.LIGHT_VERBS:

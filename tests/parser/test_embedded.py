@@ -139,3 +139,10 @@ def test_nominal_arguments_from_light_verbs_conjuncts_and_time_compounds(embedde
     assert _answers(parsed, _frame(parsed, "production"))["What was produced?"] == "goods"  # shared of-phrase
     assert _answers(parsed, _frame(parsed, "distribution"))["What was distributed?"] == "goods"
     assert _answers(parsed, _frame(parsed, "elections"))["When did something elect?"] == "November"
+
+
+def test_nominal_theme_from_infinitive_and_that_clauses(embedded: EmbeddedParser) -> None:
+    parsed = embedded.parse("Smith announced his decision to resign.")
+    assert _answers(parsed, _frame(parsed, "decision")) == {"What was decided?": "to resign", "Who decided something?": "Smith"}
+    parsed = embedded.parse("The claim that prices rose was false.")
+    assert _answers(parsed, _frame(parsed, "claim")) == {"What was claimed?": "that prices rose"}
