@@ -1,6 +1,6 @@
 """Celery jobs ("task" is our domain word, so the module is celery_tasks). Jobs only call services."""
 
-from celery import shared_task  # noqa: E402
+from celery import shared_task
 
 
 @shared_task(name="annotation_tasks.expire_abandoned_assignments")
