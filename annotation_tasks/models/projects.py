@@ -57,20 +57,30 @@ class ProjectMembership(models.Model):
 
 
 class Job(models.Model):
-    """A long operation (import, parse, export, sync) run by a Celery worker, with progress."""
+    """A long operation (import, parse, publish, sync, score) run by a Celery worker, with progress.
+
+    The lifecycle (create, queue on commit, progress, heartbeat, outcome, resume) lives in services/jobs.py."""
 
     class Kind(models.TextChoices):
         IMPORT = "import"
         PARSE = "parse"
-        EXPORT = "export"
         SYNC = "sync"
         PUBLISH = "publish"
+        SCORE = "score"
 
     class Status(models.TextChoices):
         QUEUED = "queued"
         RUNNING = "running"
         DONE = "done"
         FAILED = "failed"
+
+        @classmethod
+        def unfinished(cls) -> tuple[Job.Status, ...]:
+            return (cls.QUEUED, cls.RUNNING)
+
+        @classmethod
+        def finished(cls) -> tuple[Job.Status, ...]:
+            return (cls.DONE, cls.FAILED)
 
     project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="jobs")
     kind = models.CharField(max_length=20, choices=Kind.choices)
@@ -84,6 +94,7 @@ class Job(models.Model):
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
     created_at = models.DateTimeField(auto_now_add=True)
     started_at = models.DateTimeField(null=True, blank=True)
+    heartbeat_at = models.DateTimeField(null=True, blank=True, help_text="Last sign of life from the running worker.")
     finished_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:

@@ -14,12 +14,23 @@ from annotation_tasks.models.projects import Project
 
 
 class Worker(models.Model):
+    class Status(models.TextChoices):
+        ACTIVE = "active"
+        WARNED = "warned"
+        SOFT_BLOCKED = "soft_blocked"
+        BLOCKED = "blocked"
+
+        @classmethod
+        def blocked(cls) -> tuple[Worker.Status, ...]:
+            """Statuses that keep a worker from new units (soft: only ours; hard: also on the platform)."""
+            return (cls.SOFT_BLOCKED, cls.BLOCKED)
+
     provider = models.CharField(max_length=20, default="local")
     external_id = models.CharField(max_length=255)
     user = models.OneToOneField(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="factcrowd_worker"
     )
-    status = models.CharField(max_length=20, default="active", help_text="active / warned / soft_blocked / blocked")
+    status = models.CharField(max_length=20, choices=Status.choices, default=Status.ACTIVE)
     qualifications = models.JSONField(default=dict, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
 
@@ -63,13 +74,18 @@ class Unit(models.Model):
         COMPLETE = "complete"
         CLOSED = "closed"
 
+    class Mode(models.TextChoices):
+        """What a worker does in the unit; each mode is one protocol module (annotation_tasks.protocols)."""
+
+        QASEM = "qasem", "QASem: span coverage, QA support (+ pairwise)"
+        FACTSCORE = "factscore", "FActScore atomic-fact labeling"
+        VALIDATION = "validation", "Expert QA validation"
+
     project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="units")
     batch = models.ForeignKey(Batch, null=True, blank=True, on_delete=models.CASCADE, related_name="units")
     source = models.ForeignKey(Source, on_delete=models.CASCADE, related_name="units")
     responses = models.ManyToManyField(Response, through="UnitResponse", related_name="units")
-    mode = models.CharField(
-        max_length=20, default="qasem", help_text="qasem / factscore / pairwise / validation"
-    )
+    mode = models.CharField(max_length=20, choices=Mode.choices, default=Mode.QASEM)
     assignments_wanted = models.PositiveSmallIntegerField(default=3)
     is_gold = models.BooleanField(default=False)
     status = models.CharField(max_length=20, choices=Status.choices, default=Status.OPEN)
@@ -102,7 +118,20 @@ class Assignment(models.Model):
         EXPIRED = "expired"
         RETURNED = "returned"
 
-    ACTIVE_STATUSES = (Status.ASSIGNED, Status.SUBMITTED, Status.APPROVED)
+        @classmethod
+        def active(cls) -> tuple[Assignment.Status, ...]:
+            """Attempts that hold a slot of the unit (a worker gets a unit at most once while one is active)."""
+            return (cls.ASSIGNED, cls.SUBMITTED, cls.APPROVED)
+
+        @classmethod
+        def counted(cls) -> tuple[Assignment.Status, ...]:
+            """Submitted or approved: the work whose labels count in reports, exports and unit completion."""
+            return (cls.SUBMITTED, cls.APPROVED)
+
+        @classmethod
+        def done(cls) -> tuple[Assignment.Status, ...]:
+            """Finished by the worker (counted or rejected): no more drafts or submits."""
+            return (cls.SUBMITTED, cls.APPROVED, cls.REJECTED)
 
     unit = models.ForeignKey(Unit, on_delete=models.CASCADE, related_name="assignments")
     worker = models.ForeignKey(Worker, on_delete=models.CASCADE, related_name="assignments")
@@ -143,16 +172,51 @@ class Assignment(models.Model):
 class QualityDecision(models.Model):
     """A logged, reversible quality-control decision about a worker or an assignment."""
 
+    class Action(models.TextChoices):
+        APPROVE = "approve"
+        REJECT = "reject"
+        BONUS = "bonus"
+        QUALIFY = "qualify"
+        WARN = "warn"
+        SOFT_BLOCK = "soft_block"
+        BLOCK = "block"
+        UNBLOCK = "unblock"
+        GRANT_QUALIFICATION = "grant_qualification"
+        REVOKE_QUALIFICATION = "revoke_qualification"
+
+        @classmethod
+        def on_worker(cls) -> tuple[QualityDecision.Action, ...]:
+            """Actions a researcher takes on a worker (the rest act on one assignment)."""
+            return (cls.QUALIFY, cls.WARN, cls.SOFT_BLOCK, cls.BLOCK, cls.UNBLOCK, cls.GRANT_QUALIFICATION,
+                    cls.REVOKE_QUALIFICATION)
+
+    class Status(models.TextChoices):
+        PENDING = "pending"
+        CALLING = "calling", "calling the platform"
+        DONE = "done"
+        FAILED = "failed"
+        REVERSED = "reversed"
+
+        @classmethod
+        def settled(cls) -> tuple[QualityDecision.Status, ...]:
+            """Decisions that must not be carried out again."""
+            return (cls.DONE, cls.REVERSED)
+
+        @classmethod
+        def open(cls) -> tuple[QualityDecision.Status, ...]:
+            """Decisions still to be carried out (or being carried out)."""
+            return (cls.PENDING, cls.FAILED, cls.CALLING)
+
     worker = models.ForeignKey(Worker, on_delete=models.CASCADE, related_name="decisions")
     assignment = models.ForeignKey(
         Assignment, null=True, blank=True, on_delete=models.CASCADE, related_name="decisions"
     )
-    action = models.CharField(max_length=30, help_text="qualify / warn / soft_block / block / approve / reject / bonus ...")
+    action = models.CharField(max_length=30, choices=Action.choices)
     reason = models.TextField()
     metrics = models.JSONField(default=dict, blank=True)
     amount = models.DecimalField(max_digits=8, decimal_places=2, null=True, blank=True)
     request_token = models.CharField(max_length=64, blank=True)
-    status = models.CharField(max_length=20, default="pending", help_text="pending / done / failed / reversed")
+    status = models.CharField(max_length=20, choices=Status.choices, default=Status.PENDING)
     reverses = models.ForeignKey("self", null=True, blank=True, on_delete=models.SET_NULL, related_name="reversed_by")
     created_at = models.DateTimeField(auto_now_add=True)
 

@@ -22,7 +22,7 @@ from annotation_tasks.models import Assignment, Project, Unit, Worker
 
 T = TypeVar("T")
 
-ACTIVE = [s.value for s in Assignment.ACTIVE_STATUSES]
+ACTIVE = [s.value for s in Assignment.Status.active()]
 LOCAL_PROVIDER = "local"
 BLOCKED_WORKER_STATUSES = ("soft_blocked", "blocked")
 _CANDIDATES = 25
