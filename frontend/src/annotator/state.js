@@ -1,13 +1,9 @@
 // The annotation session as plain data: a static model of the unit (sections and items) and a mutable state
 // (labels, cursor, undo history). No Vue, no DOM: everything here runs in Node.
 import * as facts from './facts.js'
+import { resolvePlan, SECTION_KIND } from './plan.js'
 
 const LETTERS = 'ABCDEFGHIJ'
-const DEFAULT_PROTOCOL = {
-  qasem: ['span_coverage', 'qa_support', 'pairwise'],
-  factscore: ['facts'],
-  validation: ['validation'],
-}
 const HISTORY_LIMIT = 200
 
 export const KIND_NOUN = { span: 'spans', qa: 'QAs', fact: 'facts', pairwise: 'comparisons', validation: 'QAs' }
@@ -42,49 +38,49 @@ function indexResponse(r, i) {
   }
 }
 
-/** The static structure of a unit: its responses (indexed) and the sections the annotator works through. */
+/** The static structure of a unit: its responses (indexed) and the sections of its plan (plan.js), in order. */
 export function buildModel(unit) {
   const mode = unit.assignment?.mode || 'qasem'
-  const protocol = unit.project?.protocol?.length ? unit.project.protocol : DEFAULT_PROTOCOL[mode] || []
   const responses = (unit.responses || []).map(indexResponse)
   const source = unit.source || { text: '' }
-  const isRag = !!(source.question || (source.passages && source.passages.length))
-  const aspects = isRag ? ['faithfulness', 'relevance'] : ['consistency']
-  const sections = []
   const many = responses.length > 1
   const prefix = (r) => (many ? `${r.letter} · ` : '')
-  for (const r of responses) {
-    if (mode === 'qasem') {
-      const spansStep = protocol.includes('span_coverage') && r.spans.length > 0
-      if (spansStep) {
-        sections.push({ kind: 'span', response: r.index, step: 1, title: `${prefix(r)}Spans`,
-          items: r.spans.map((s) => ({ key: `s${s.id}`, id: s.id, span: s })) })
-      }
-      if (protocol.includes('qa_support') || !spansStep) {
-        sections.push({ kind: 'qa', response: r.index, step: spansStep ? 2 : 1, title: `${prefix(r)}QAs`, derivesFromSpans: spansStep,
-          items: r.qas.map((q) => ({ key: `q${q.id}`, id: q.id, qa: q, predicate: r.predicateById.get(q.predicate_id) })) })
-      }
-    } else if (mode === 'factscore') {
-      sections.push({ kind: 'fact', response: r.index, step: null, title: `${prefix(r)}Facts`, items: null })
-    } else if (mode === 'validation') {
-      sections.push({ kind: 'validation', response: r.index, step: null, title: `${prefix(r)}QAs`,
-        items: r.qas.map((q) => ({ key: `v${q.id}`, id: q.id, qa: q, predicate: r.predicateById.get(q.predicate_id) })) })
+  const qaItems = (r, tag) => r.qas.map((q) => ({ key: `${tag}${q.id}`, id: q.id, qa: q, predicate: r.predicateById.get(q.predicate_id) }))
+  const sections = []
+  const spanStep = new Set() // responses whose spans are judged in a step 1
+  let aspects = []
+  for (const { kind, response, entry } of resolvePlan(unit)) {
+    const r = responses[response]
+    const base = { kind: SECTION_KIND[kind], planKind: kind, response, step: null }
+    if (kind === 'span_coverage') {
+      if (!r.spans.length) continue // nothing to judge: its QAs are asked in step 1 instead
+      spanStep.add(response)
+      sections.push({ ...base, step: 1, title: `${prefix(r)}Spans`, items: r.spans.map((s) => ({ key: `s${s.id}`, id: s.id, span: s })) })
+    } else if (kind === 'qa_support') {
+      const derives = spanStep.has(response)
+      sections.push({ ...base, step: derives ? 2 : 1, title: `${prefix(r)}QAs`, derivesFromSpans: derives, items: qaItems(r, 'q') })
+    } else if (kind === 'fact_labeling') {
+      sections.push({ ...base, title: `${prefix(r)}Facts`, items: null })
+    } else if (kind === 'qa_validation') {
+      sections.push({ ...base, title: `${prefix(r)}QAs`, items: qaItems(r, 'v') })
+    } else if (kind === 'pairwise') {
+      aspects = (entry.aspects || []).filter((a) => typeof a === 'string')
+      sections.push({ ...base, title: 'Compare', items: aspects.map((a) => ({ key: `p-${a}`, aspect: a })) })
     }
-  }
-  if (mode !== 'validation' && protocol.includes('pairwise') && responses.length === 2) {
-    sections.push({ kind: 'pairwise', response: null, step: null, title: 'Compare',
-      items: aspects.map((a) => ({ key: `p-${a}`, aspect: a })) })
   }
   sections.forEach((s, i) => {
     s.index = i
     s.key = `${s.kind}-${s.response ?? 'all'}`
   })
-  return { unit, mode, protocol, responses, sections, source, isRag, aspects }
+  return { unit, mode, responses, sections, source, aspects }
 }
+
+/** The responses whose atomic facts are labeled (a fact_labeling section each). */
+const factResponses = (model) => model.sections.filter((s) => s.kind === 'fact').map((s) => model.responses[s.response])
 
 export function createState(model) {
   const labels = { spans: {}, qas: {}, notes: {}, facts: {}, pairwise: {}, validation: {} }
-  if (model.mode === 'factscore') for (const r of model.responses) labels.facts[r.id] = facts.initialFacts(r.raw)
+  for (const r of factResponses(model)) labels.facts[r.id] = facts.initialFacts(r.raw)
   return { labels, cursor: { section: 0, item: 0 }, history: [], started: false, elapsedMs: 0 }
 }
 
@@ -357,11 +353,9 @@ export function fromDraft(model, draft) {
   state.labels.notes = keep(d.notes, qaIds, (v) => typeof v === 'string')
   state.labels.validation = keep(d.validation, qaIds, bool)
   state.labels.pairwise = keep(d.pairwise, new Set(model.aspects), (v) => Number.isInteger(v) && v >= 1 && v <= 5)
-  if (model.mode === 'factscore') {
-    for (const r of model.responses) {
-      const list = d.facts?.[r.id]
-      if (Array.isArray(list) && list.every(validFact)) state.labels.facts[r.id] = list.map((f) => ({ ...f, origin: [...f.origin] }))
-    }
+  for (const r of factResponses(model)) {
+    const list = d.facts?.[r.id]
+    if (Array.isArray(list) && list.every(validFact)) state.labels.facts[r.id] = list.map((f) => ({ ...f, origin: [...f.origin] }))
   }
   state.started = !!draft.started
   state.elapsedMs = Number.isFinite(draft.elapsed_ms) ? draft.elapsed_ms : 0

@@ -45,6 +45,14 @@ function response(id, label, text, preds, facts) {
   }
 }
 
+/** The plan the server sends with the unit (docs/annotator-api.md): the sections, in order. */
+function samplePlan(mode, rag, responses) {
+  const per = { qasem: ['span_coverage', 'qa_support'], factscore: ['fact_labeling'], validation: ['qa_validation'] }[mode] || []
+  const plan = responses.flatMap((r) => per.map((kind) => ({ kind, response_id: r.id })))
+  if (mode !== 'validation') plan.push({ kind: 'pairwise', aspects: rag ? ['faithfulness', 'relevance'] : ['consistency'] })
+  return plan
+}
+
 export function sampleUnit({ mode = 'qasem', rag = false, draft = null, preview = false } = {}) {
   nextId = 100
   const a = response(5, 'Response A',
@@ -68,7 +76,7 @@ export function sampleUnit({ mode = 'qasem', rag = false, draft = null, preview 
     project: {
       name: 'Measles news · consistency',
       instructions: 'Judge only against the reference on the left. Your own knowledge does not count.',
-      protocol: mode === 'qasem' ? ['span_coverage', 'qa_support', 'pairwise'] : mode === 'factscore' ? ['facts', 'pairwise'] : ['validation'],
+      protocol: mode === 'qasem' ? ['span_coverage', 'qa_support', 'pairwise'] : mode === 'factscore' ? ['fact_labeling', 'pairwise'] : ['qa_validation'],
     },
     source: rag
       ? { id: 1, text: '', question: 'Who died of measles in Ohio?', passages: [
@@ -76,6 +84,7 @@ export function sampleUnit({ mode = 'qasem', rag = false, draft = null, preview 
           'The man, who had not been vaccinated, was treated in a Columbus hospital.'] }
       : { id: 1, text: 'Ohio health officials said on Monday that a 52-year-old man died of measles last week. The man had not been vaccinated. It is the first measles death in the state since 1991.', passages: [], question: '' },
     responses: [a, b],
+    plan: samplePlan(mode, rag, [a, b]),
     draft,
     draft_saved_at: draft ? '2026-11-30T00:00:00Z' : null,
   }
