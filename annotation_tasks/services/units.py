@@ -1,7 +1,8 @@
 """Compose work units: one source with its responses per unit, in a batch; mode from the project's protocol.
 
 Units point at responses, not at QAs: which QAs a worker sees is decided when the unit is served
-(services.work), so QAs an expert marks invalid after composition still never reach the crowd.
+(annotation_tasks.protocols.qasem.crowd_qas), so QAs an expert marks invalid after composition still never
+reach the crowd.
 """
 from __future__ import annotations
 
@@ -10,22 +11,14 @@ from collections.abc import Iterable
 from django.db import transaction
 from django.db.models import Q
 
-from annotation_tasks.models import QA, Batch, GoldLabel, Project, Source, Unit, UnitResponse
+from annotation_tasks.models import Batch, GoldLabel, Project, Source, Unit, UnitResponse
 from annotation_tasks.models.projects import Protocol
-
-MODE_QASEM = "qasem"
-MODE_FACTSCORE = "factscore"
-MODE_VALIDATION = "validation"
+from annotation_tasks.protocols import get_protocol
 
 
 def crowd_mode(project: Project) -> str:
     """The element mode of a project's crowd units: FActScore facts, or the QASem two-step (+ pairwise)."""
-    return MODE_FACTSCORE if project.has_step(Protocol.FACT_LABELING) else MODE_QASEM
-
-
-def crowd_qas(response_ids: Iterable[int]):
-    """QAs that may be shown to the crowd: everything an expert has not marked invalid."""
-    return QA.objects.filter(response_id__in=list(response_ids)).exclude(validity=QA.Validity.INVALID)
+    return Unit.Mode.FACTSCORE if project.has_step(Protocol.FACT_LABELING) else Unit.Mode.QASEM
 
 
 def _has_gold(response_ids: list[int]) -> bool:
@@ -49,7 +42,8 @@ def compose_units(
     """
     project = batch.project
     mode = mode or crowd_mode(project)
-    wanted = assignments_wanted or (1 if mode == MODE_VALIDATION else project.annotations_per_item)
+    protocol = get_protocol(mode)
+    wanted = assignments_wanted or protocol.assignments_wanted(project)
     qs = Source.objects.filter(project=project) if sources is None else Source.objects.filter(
         pk__in=[s.pk for s in sources], project=project
     )
@@ -67,7 +61,7 @@ def compose_units(
             source=source,
             mode=mode,
             assignments_wanted=wanted,
-            is_gold=mode != MODE_VALIDATION and _has_gold(response_ids),
+            is_gold=not protocol.expert_step and _has_gold(response_ids),
         )
         UnitResponse.objects.bulk_create(
             [UnitResponse(unit=unit, response_id=rid, position=i) for i, rid in enumerate(response_ids)]
@@ -78,4 +72,4 @@ def compose_units(
 
 def compose_validation_units(batch: Batch, *, sources: Iterable[Source] | None = None, assignments_wanted: int = 1):
     """Units for the expert QA-validation pre-step (every QA shown, each judged valid / invalid)."""
-    return compose_units(batch, sources=sources, mode=MODE_VALIDATION, assignments_wanted=assignments_wanted)
+    return compose_units(batch, sources=sources, mode=Unit.Mode.VALIDATION, assignments_wanted=assignments_wanted)

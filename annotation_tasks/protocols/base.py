@@ -1,0 +1,119 @@
+"""The annotation-protocol interface: what one mode of work shows, accepts, writes, analyses and exports.
+
+A protocol is one module (qasem, factscore, validation) with one class deriving from AnnotationProtocol,
+registered by its Unit.Mode in protocols/registry.py. services/work.py serves units and records submissions
+through it and never asks which mode a unit has; services/frames.py and the exporters read its labels through
+its LabelLevel specs. docs/protocols.md says how to add one.
+"""
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+from django.db.models import Model, QuerySet
+
+from annotation_tasks.models import Assignment, Project, Response, Unit
+
+
+@dataclass
+class Shown:
+    """The ids of what one payload showed, recorded on the assignment: a submission may label only these."""
+
+    responses: list[int] = field(default_factory=list)
+    spans: list[int] = field(default_factory=list)
+    qas: list[int] = field(default_factory=list)
+    facts: list[int] = field(default_factory=list)
+
+    def as_dict(self) -> dict[str, list[int]]:
+        return {"responses": self.responses, "spans": self.spans, "qas": self.qas, "facts": self.facts}
+
+
+class Errors:
+    """Submission errors, each naming the JSON path of the offending value ("labels.qas[3].supported")."""
+
+    def __init__(self) -> None:
+        self.items: list[dict[str, str]] = []
+
+    def add(self, path: str, message: str) -> None:
+        self.items.append({"field": path, "message": message})
+
+
+@dataclass(frozen=True)
+class Submission:
+    """What a protocol validates: the unit, its responses in display order, what was shown, the labels sent."""
+
+    unit: Unit
+    responses: list[Response]
+    shown: Mapping[str, list[int]]
+    labels: Mapping[str, Any]
+
+
+@dataclass(frozen=True)
+class LabelLevel:
+    """One level of the labels frame and of the exporters' votes (span, qa, fact).
+
+    A spec, not a reader: services/frames.py (the ORM to pandas bridge) and exporters/base.py run its
+    querysets. Label rows are (item id, assignment id, stored value, *extra); `names` turns a boolean value
+    into the analysis's label names (true name, false name); without it the stored value is the label.
+    """
+
+    name: str
+    model: type[Model]
+    item_field: str
+    value_field: str
+    items: Callable[[Project], QuerySet]
+    names: tuple[str, str] | None = None
+    extra_fields: tuple[str, ...] = ()
+
+    def label_of(self, value: Any) -> Any:
+        if self.names is None:
+            return value
+        return self.names[0] if value else self.names[1]
+
+    def counted_labels(self, project: Project) -> QuerySet:
+        """The level's labels collected in `project` by assignments that count (submitted or approved)."""
+        return self.model.objects.filter(  # type: ignore[attr-defined]
+            assignment__unit__project=project, assignment__status__in=Assignment.Status.counted()
+        )
+
+    def labels_of_items(self, item_ids: list[int]) -> QuerySet:
+        """(item id, assignment id, value) of every label of these items, whatever its assignment's status."""
+        return self.model.objects.filter(**{f"{self.item_field}__in": item_ids}).values_list(  # type: ignore[attr-defined]
+            self.item_field, "assignment_id", self.value_field
+        )
+
+
+class AnnotationProtocol(ABC):
+    """One mode of work. Subclasses set `mode` and implement the four steps of a submission's life."""
+
+    mode: ClassVar[str]
+    """The Unit.Mode value this protocol serves (the registry key)."""
+    label_levels: ClassVar[tuple[LabelLevel, ...]] = ()
+    """Levels of the labels frame its labels fill, in frame order."""
+    expert_step: ClassVar[bool] = False
+    """An expert pre-step: one assignment per unit by default, and its units never carry gold."""
+
+    @abstractmethod
+    def response_items(self, response: Response, shown: Shown) -> dict[str, list[dict]]:
+        """The items of one response the worker judges (any of predicates, qas, spans, facts), as plain dicts
+        with explicit fields; record their ids in `shown`. Nothing else about a response reaches the browser."""
+
+    @abstractmethod
+    def plan(self, unit: Unit, responses: list[dict]) -> list[dict]:
+        """The sections the element renders, in order: [{"kind": <Protocol step>, ...}] (docs/annotator-api.md).
+        `responses` are the payload's responses (with the items response_items gave)."""
+
+    @abstractmethod
+    def validate(self, submission: Submission, errors: Errors) -> Any:
+        """Check every label against what was shown; add each problem to `errors` (JSON path, message).
+        Returns the clean labels write() takes; never writes."""
+
+    @abstractmethod
+    def write(self, assignment: Assignment, submission: Submission, clean: Any) -> None:
+        """Record the clean labels of a valid submission (inside the submit transaction)."""
+
+    def assignments_wanted(self, project: Project) -> int:
+        """How many workers judge each unit unless the caller says."""
+        return 1 if self.expert_step else project.annotations_per_item

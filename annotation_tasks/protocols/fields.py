@@ -1,0 +1,58 @@
+"""Checks shared by protocols' validators; every problem is added with the JSON path of the value."""
+from __future__ import annotations
+
+from collections.abc import Collection, Mapping
+from typing import Any
+
+from annotation_tasks.protocols.base import Errors
+
+
+def is_bool(value: Any) -> bool:
+    return isinstance(value, bool)
+
+
+def is_score(value: Any, low: int = 1, high: int = 5) -> bool:
+    """An integer (not a boolean) from low to high."""
+    return isinstance(value, int) and not isinstance(value, bool) and low <= value <= high
+
+
+def as_list(labels: Mapping, key: str, errors: Errors) -> list:
+    """labels[key] as a list: absent or null is empty; anything else is an error at labels.<key>."""
+    value = labels.get(key, [])
+    if value is None:
+        return []
+    if not isinstance(value, list):
+        errors.add(f"labels.{key}", "must be a list")
+        return []
+    return value
+
+
+def item_id(item: Any, key: str) -> Any:
+    """item[key] when item is an object; None for a missing key or an unhashable value (a JSON list or object
+    is never an id, and looking it up in a set of ids must not fail)."""
+    value = item.get(key) if isinstance(item, dict) else None
+    return None if isinstance(value, list | dict) else value
+
+
+def flags(labels: Mapping, key: str, id_key: str, flag: str, shown: Collection, errors: Errors, *,
+          unknown: str, twice: str) -> dict[int, bool]:
+    """labels[key] as {item[id_key]: item[flag]}: each id one of `shown`, at most once, each flag a boolean."""
+    out: dict[int, bool] = {}
+    for i, item in enumerate(as_list(labels, key, errors)):
+        path = f"labels.{key}[{i}]"
+        ident = item_id(item, id_key)
+        if ident not in shown:
+            errors.add(f"{path}.{id_key}", unknown)
+        elif ident in out:
+            errors.add(f"{path}.{id_key}", twice)
+        elif not is_bool(item.get(flag)):
+            errors.add(f"{path}.{flag}", "must be true or false")
+        else:
+            out[ident] = item[flag]
+    return out
+
+
+def require_all(shown: Collection[int], given: Collection[int], path: str, message: str, errors: Errors) -> None:
+    """One error at `path` for each shown id without a label, in id order (message formatted with the id)."""
+    for ident in sorted(set(shown) - set(given)):
+        errors.add(path, message.format(ident))

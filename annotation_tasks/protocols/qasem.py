@@ -1,0 +1,209 @@
+"""QASem two-step protocol: step 1 answer-span coverage, step 2 QA support, optionally a pairwise comparison.
+
+Workers see the QAs an expert has not marked invalid. A QA whose answer span was marked not covered is derived
+(sent as not supported) and cannot be supported. With two responses and the pairwise step the worker also
+scores A against B, on faithfulness and relevance for RAG items (passages or a question) else on consistency.
+"""
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from annotation_tasks.models import (
+    QA,
+    AnswerSpan,
+    Assignment,
+    PairwisePreference,
+    Project,
+    QALabel,
+    Response,
+    Source,
+    SpanLabel,
+    Unit,
+)
+from annotation_tasks.models.projects import Protocol
+from annotation_tasks.protocols.base import AnnotationProtocol, Errors, LabelLevel, Shown, Submission
+from annotation_tasks.protocols.fields import as_list, flags, is_bool, is_score, item_id, require_all
+
+RAG_ASPECTS = ["faithfulness", "relevance"]
+PLAIN_ASPECTS = ["consistency"]
+QA_FIELDS = ("id", "predicate_id", "question", "answer", "answer_start", "answer_end")
+
+
+def crowd_qas(response_ids: Iterable[int]):
+    """QAs that may be shown to the crowd: everything an expert has not marked invalid."""
+    return QA.objects.filter(response_id__in=list(response_ids)).exclude(validity=QA.Validity.INVALID)
+
+
+def pairwise_aspects(source: Source) -> list[str]:
+    """The aspects a pairwise comparison asks about: the one place that decides (the element reads the plan)."""
+    return list(RAG_ASPECTS if (source.passages or source.question) else PLAIN_ASPECTS)
+
+
+def pairwise_section(unit: Unit, responses: list[Any]) -> dict[str, Any] | None:
+    """The plan's pairwise section when the project compares and the unit has exactly two responses."""
+    if not unit.project.has_step(Protocol.PAIRWISE) or len(responses) != 2:
+        return None
+    ids = [r["id"] if isinstance(r, dict) else r.pk for r in responses]
+    return {"kind": Protocol.PAIRWISE.value, "response_ids": ids, "aspects": pairwise_aspects(unit.source)}
+
+
+def qa_items(response: Response, qa_queryset, shown: Shown) -> dict[str, list[dict]]:
+    """Predicates, QAs and answer spans of one response. Plain .values() rows with explicit field lists: fast
+    for large units (no model instances). A span whose every QA is left out is left out too."""
+    qas: list[dict] = []
+    predicates: dict[int, dict] = {}
+    for row in qa_queryset.order_by("order", "id").values(
+        *QA_FIELDS, "predicate__token_index", "predicate__text", "predicate__verb_form", "predicate__kind",
+    ):
+        pid = row["predicate_id"]
+        predicates.setdefault(pid, {
+            "id": pid, "token_index": row["predicate__token_index"], "text": row["predicate__text"],
+            "verb_form": row["predicate__verb_form"], "kind": row["predicate__kind"],
+        })
+        qas.append({k: row[k] for k in QA_FIELDS})
+    qa_ids = {q["id"] for q in qas}
+    span_qas: dict[int, list[int]] = {}
+    for span_id, qa_id in AnswerSpan.qas.through.objects.filter(answerspan__response=response).values_list(
+        "answerspan_id", "qa_id"
+    ):
+        span_qas.setdefault(span_id, []).append(qa_id)
+    spans: list[dict] = []
+    for span in AnswerSpan.objects.filter(response=response).order_by("order", "start", "id").values(
+        "id", "start", "end", "text"
+    ):
+        all_ids = sorted(span_qas.get(span["id"], []))
+        span_qa_ids = [i for i in all_ids if i in qa_ids]
+        if all_ids and not span_qa_ids:
+            continue  # every QA of this span was judged invalid
+        spans.append({**span, "qa_ids": span_qa_ids})
+        shown.spans.append(span["id"])
+    shown.qas.extend(q["id"] for q in qas)
+    return {
+        "predicates": sorted(predicates.values(), key=lambda p: p["token_index"]),
+        "qas": qas,
+        "spans": spans,
+    }
+
+
+def _qa_labels(labels, shown_qas: set, errors: Errors) -> dict[int, dict]:
+    qas: dict[int, dict] = {}
+    for i, item in enumerate(as_list(labels, "qas", errors)):
+        path = f"labels.qas[{i}]"
+        qid = item_id(item, "qa_id")
+        if qid not in shown_qas:
+            errors.add(f"{path}.qa_id", "not a QA of this unit")
+        elif qid in qas:
+            errors.add(f"{path}.qa_id", "labeled twice")
+        elif not is_bool(item.get("supported")):
+            errors.add(f"{path}.supported", "must be true or false")
+        elif not is_bool(item.get("derived_from_span", False)):
+            errors.add(f"{path}.derived_from_span", "must be true or false")
+        elif not isinstance(item.get("note", ""), str):
+            errors.add(f"{path}.note", "must be text")
+        else:
+            qas[qid] = {"supported": item["supported"], "derived": item.get("derived_from_span", False),
+                        "note": item.get("note", "") or "", "index": i}
+    return qas
+
+
+def _supported_under_uncovered(spans: dict[int, bool], qas: dict[int, dict], errors: Errors) -> None:
+    """A QA of a span marked not covered cannot be supported (step 2 follows step 1)."""
+    uncovered = {sid for sid, covered in spans.items() if not covered}
+    if not uncovered:
+        return
+    for qa_id, span_id in AnswerSpan.qas.through.objects.filter(answerspan_id__in=uncovered).values_list(
+        "qa_id", "answerspan_id"
+    ):
+        got = qas.get(qa_id)
+        if got is not None and got["supported"]:
+            errors.add(f"labels.qas[{got['index']}].supported",
+                       f"span {span_id} is not covered, so its QA cannot be supported")
+
+
+def _pairwise_labels(labels, wanted: list[str], errors: Errors) -> dict[str, int]:
+    scores: dict[str, int] = {}
+    for i, item in enumerate(as_list(labels, "pairwise", errors)):
+        path = f"labels.pairwise[{i}]"
+        aspect, score = item_id(item, "aspect"), item_id(item, "score")
+        if aspect not in wanted:
+            errors.add(f"{path}.aspect", f"must be one of {', '.join(sorted(wanted))}")
+        elif aspect in scores:
+            errors.add(f"{path}.aspect", "given twice")
+        elif not is_score(score):
+            errors.add(f"{path}.score", "must be an integer from 1 to 5")
+        else:
+            scores[aspect] = score
+    require_all(wanted, scores, "labels.pairwise", "aspect {} has no score", errors)  # type: ignore[arg-type]
+    return scores
+
+
+class QASemProtocol(AnnotationProtocol):
+    mode = Unit.Mode.QASEM.value
+    label_levels = (
+        LabelLevel(
+            name="span", model=SpanLabel, item_field="span_id", value_field="covered",
+            items=lambda project: AnswerSpan.objects.filter(response__project=project),
+            names=("covered", "not_covered"),
+        ),
+        LabelLevel(
+            name="qa", model=QALabel, item_field="qa_id", value_field="supported",
+            items=lambda project: QA.objects.filter(response__project=project).exclude(validity=QA.Validity.INVALID),
+            names=("supported", "not_supported"), extra_fields=("derived_from_span",),
+        ),
+    )
+
+    def response_items(self, response: Response, shown: Shown) -> dict[str, list[dict]]:
+        return qa_items(response, crowd_qas([response.pk]), shown)
+
+    def plan(self, unit: Unit, responses: list[dict]) -> list[dict]:
+        """Per response: its spans (step 1) when the protocol has span coverage and the response has spans, then
+        its QAs (step 2, derived from the spans; step 1 without a span step); then the comparison."""
+        project: Project = unit.project
+        sections: list[dict] = []
+        for r in responses:
+            spans_step = project.has_step(Protocol.SPAN_COVERAGE) and bool(r["spans"])
+            if spans_step:
+                sections.append({"kind": Protocol.SPAN_COVERAGE.value, "response_id": r["id"], "step": 1})
+            if project.has_step(Protocol.QA_SUPPORT) or not spans_step:
+                sections.append({"kind": Protocol.QA_SUPPORT.value, "response_id": r["id"],
+                                 "step": 2 if spans_step else 1, "derived_from_spans": spans_step})
+        pairwise = pairwise_section(unit, responses)
+        if pairwise is not None:
+            sections.append(pairwise)
+        return sections
+
+    def validate(self, submission: Submission, errors: Errors) -> dict[str, Any]:
+        project, labels = submission.unit.project, submission.labels
+        shown_spans, shown_qas = set(submission.shown.get("spans", [])), set(submission.shown.get("qas", []))
+        spans = flags(labels, "spans", "span_id", "covered", shown_spans, errors,
+                      unknown="not a span of this unit", twice="labeled twice")
+        qas = _qa_labels(labels, shown_qas, errors)
+        if project.has_step(Protocol.SPAN_COVERAGE):
+            require_all(shown_spans, spans, "labels.spans", "span {} is not labeled", errors)
+        if project.has_step(Protocol.QA_SUPPORT):
+            require_all(shown_qas, qas, "labels.qas", "QA {} is not labeled", errors)
+            _supported_under_uncovered(spans, qas, errors)
+        pairwise = pairwise_section(submission.unit, submission.responses)
+        scores = _pairwise_labels(labels, pairwise["aspects"], errors) if pairwise else {}
+        return {"spans": spans, "qas": qas, "pairwise": scores}
+
+    def write(self, assignment: Assignment, submission: Submission, clean: dict[str, Any]) -> None:
+        SpanLabel.objects.bulk_create(
+            [SpanLabel(assignment=assignment, span_id=sid, covered=c) for sid, c in clean["spans"].items()]
+        )
+        QALabel.objects.bulk_create(
+            [
+                QALabel(assignment=assignment, qa_id=qid, supported=v["supported"], derived_from_span=v["derived"],
+                        note=v["note"])
+                for qid, v in clean["qas"].items()
+            ]
+        )
+        responses = submission.responses
+        PairwisePreference.objects.bulk_create(
+            [
+                PairwisePreference(assignment=assignment, unit=submission.unit, response_a=responses[0],
+                                   response_b=responses[1], aspect=aspect, score=score)
+                for aspect, score in clean["pairwise"].items()
+            ]
+        )

@@ -1,0 +1,38 @@
+"""QA validation protocol (expert pre-step): every QA of the response, each judged valid or invalid.
+
+Its judgments are not worker labels: they set QA.validity, and QAs marked invalid leave the crowd's units,
+the analysis frames and the exports (see qasem.crowd_qas and the qa label level's items).
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from annotation_tasks.models import QA, Assignment, Response, Unit
+from annotation_tasks.models.projects import Protocol
+from annotation_tasks.protocols.base import AnnotationProtocol, Errors, Shown, Submission
+from annotation_tasks.protocols.fields import flags, require_all
+from annotation_tasks.protocols.qasem import qa_items
+
+
+class ValidationProtocol(AnnotationProtocol):
+    mode = Unit.Mode.VALIDATION.value
+    expert_step = True
+
+    def response_items(self, response: Response, shown: Shown) -> dict[str, list[dict]]:
+        return qa_items(response, QA.objects.filter(response=response), shown)
+
+    def plan(self, unit: Unit, responses: list[dict]) -> list[dict]:
+        """One section per response: its QAs, each valid or invalid."""
+        return [{"kind": Protocol.QA_VALIDATION.value, "response_id": r["id"]} for r in responses]
+
+    def validate(self, submission: Submission, errors: Errors) -> dict[str, Any]:
+        shown_qas = set(submission.shown.get("qas", []))
+        judged = flags(submission.labels, "validation", "qa_id", "valid", shown_qas, errors,
+                       unknown="not a QA of this unit", twice="judged twice")
+        require_all(shown_qas, judged, "labels.validation", "QA {} is not judged", errors)
+        return {"validation": judged}
+
+    def write(self, assignment: Assignment, submission: Submission, clean: dict[str, Any]) -> None:
+        judged = clean["validation"]
+        QA.objects.filter(pk__in=[q for q, ok in judged.items() if ok]).update(validity=QA.Validity.VALID)
+        QA.objects.filter(pk__in=[q for q, ok in judged.items() if not ok]).update(validity=QA.Validity.INVALID)
