@@ -14,6 +14,7 @@ import re
 import time
 import urllib.error
 import urllib.request
+from collections.abc import Iterable, Sequence
 from typing import Any, Protocol
 
 from parser.types import ParsedText, PredicateFrame
@@ -62,6 +63,8 @@ class FactBackend(Protocol):
     name: str
 
     def split(self, parsed: ParsedText) -> list[list[str]]: ...
+
+    def split_sentences(self, sentences: Sequence[str], wanted: Iterable[int] | None = None) -> list[list[str]]: ...
 
 
 class LLMError(RuntimeError):
@@ -127,13 +130,30 @@ class LLMFactBackend:
         return parse_fact_lines(content or "")
 
     def split(self, parsed: ParsedText) -> list[list[str]]:
-        return [self.split_sentence(s.text) if s.text.strip() else [] for s in parsed.sentences]
+        return self.split_sentences([s.text for s in parsed.sentences])
+
+    def split_sentences(self, sentences: Sequence[str], wanted: Iterable[int] | None = None) -> list[list[str]]:
+        keep = set(range(len(sentences))) if wanted is None else set(wanted)
+        return [self.split_sentence(s) if i in keep and s.strip() else [] for i, s in enumerate(sentences)]
 
 
-class EmbeddedFactBackend:
-    """One fact per frame, rendered from its QAs' answers around the verb; no model."""
+class FrameFactBackend:
+    """One fact per frame, rendered from its QAs' answers around the verb; no model (the first embedded backend,
+    kept to compare against)."""
 
-    name = "embedded"
+    name = "frames"
+
+    def split_sentences(self, sentences: Sequence[str], wanted: Iterable[int] | None = None) -> list[list[str]]:
+        """Each sentence parsed alone (frames need the parser's output), then split as `split` does."""
+        from parser.embedded import EmbeddedParser
+
+        keep = set(range(len(sentences))) if wanted is None else set(wanted)
+        parser = EmbeddedParser()
+        out: list[list[str]] = []
+        for index, parsed in enumerate(parser.parse_many(sentences)):
+            facts = [f for per in self.split(parsed) for f in per] if index in keep else []
+            out.append(facts)
+        return out
 
     def split(self, parsed: ParsedText) -> list[list[str]]:
         by_sentence: dict[int, list[PredicateFrame]] = {}
@@ -212,11 +232,42 @@ def render_frame(parsed: ParsedText, frame: PredicateFrame) -> str | None:
     return text if text.endswith((".", "!", "?")) else text + "."
 
 
+class EmbeddedFactBackend:
+    """Rule facts from the dependency parse (parser/facts/embedded.py); no model."""
+
+    name = "embedded"
+
+    def __init__(self, resolve_pronouns: bool = True):
+        from parser.facts.embedded import EmbeddedFactSplitter
+
+        self.splitter = EmbeddedFactSplitter(resolve_pronouns=resolve_pronouns)
+
+    def split_sentences(self, sentences: Sequence[str], wanted: Iterable[int] | None = None) -> list[list[str]]:
+        return self.splitter.split_sentences(sentences, wanted)
+
+    def split(self, parsed: ParsedText) -> list[list[str]]:
+        return self.split_sentences([s.text for s in parsed.sentences])
+
+
+BACKENDS = ("embedded", "frames", "llm")
+
+
 def get_backend(name: str | None = None, **options: Any) -> FactBackend:
-    """`embedded` (default) or `llm` (needs base_url and model; api_key optional)."""
+    """`embedded` (default), `frames` or `llm` (needs base_url and model; api_key optional)."""
     name = (name or "embedded").strip().lower()
     if name == "embedded":
-        return EmbeddedFactBackend()
+        return EmbeddedFactBackend(resolve_pronouns=options.get("resolve_pronouns", True))
+    if name == "frames":
+        return FrameFactBackend()
     if name == "llm":
         return LLMFactBackend(options.get("base_url", ""), options.get("model", ""), options.get("api_key", ""))
-    raise ValueError(f"unknown atomic-facts backend {name!r}; choose embedded or llm")
+    raise ValueError(f"unknown atomic-facts backend {name!r}; choose one of {', '.join(BACKENDS)}")
+
+
+def settings_options(settings: Any) -> dict[str, Any]:
+    """Backend options from a settings object (Django's, or anything with the same attribute names)."""
+    return {
+        "base_url": getattr(settings, "LLM_BASE_URL", ""),
+        "api_key": getattr(settings, "LLM_API_KEY", ""),
+        "model": getattr(settings, "LLM_MODEL", ""),
+    }

@@ -113,11 +113,11 @@ def test_fact_lines_parsing() -> None:
     assert atomic_facts.parse_fact_lines("A.\nB.") == ["A.", "B."]
 
 
-def test_embedded_backend_renders_one_fact_per_frame(embedded: EmbeddedParser) -> None:
+def test_frames_backend_renders_one_fact_per_frame(embedded: EmbeddedParser) -> None:
     parsed = embedded.parse(
         "Both were shot in the confrontation with police and have been recovering in hospital since the attack. Ouch!"
     )
-    facts = atomic_facts.get_backend("embedded").split(parsed)
+    facts = atomic_facts.get_backend("frames").split(parsed)
     assert facts[0] == [
         "Both were shot in the confrontation with police.",
         "Both have been recovering in hospital since the attack.",

@@ -1,0 +1,575 @@
+"""Embedded atomic facts: FActScore-style facts from spaCy's dependency parse, no model.
+
+Each clause (a verb or copula with its subject, relative clauses, participles, conjoined predicates) becomes short
+sentences "subject + verb group + one argument"; coordinated arguments and lists ("films such as A and B") are
+split into one fact per item, appositives and parenthetical dates ("(born 20 March 1977)") become statements of
+their own ("X is Y.", "X was born on 20 March 1977."), and a subject pronoun is replaced by the name the response
+uses for its entity. Facts are built from the sentence's own tokens; the only words added are the copula, a
+determiner for a split noun, 'on'/'in' before a birth date, and the finite form of a participle ("appearing" ->
+"appeared"). Citation brackets ("[1]") are removed whole before parsing. A sentence with no usable clause is kept
+whole as one fact, so no claim is silently dropped.
+"""
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from parser import lexicon
+
+CITATION = re.compile(r"\s*\[(?:\d+(?:\s*[,;–-]\s*\d+)*|citation needed|note \d+|[a-z])\]", re.IGNORECASE)
+PARENS = re.compile(r"\s*\(([^()]*)\)")
+MONTHS = frozenset(
+    "january february march april may june july august september october november december "
+    "jan feb mar apr jun jul aug sep sept oct nov dec".split()
+)
+SUBJECT_DEPS = frozenset({"nsubj", "nsubjpass", "csubj", "csubjpass"})
+CORE_DEPS = frozenset({"dobj", "attr", "acomp", "oprd", "dative", "xcomp", "ccomp"})
+MOD_DEPS = frozenset({"prep", "agent", "npadvmod", "advmod", "tmod"})
+# Clause adverbs that add no claim of their own (FActScore's human facts drop them).
+DROP_ADVERBS = frozenset(
+    "also then later ultimately eventually still further subsequently additionally furthermore moreover however "
+    "sadly unfortunately tragically notably currently now too even thus therefore finally again already "
+    "initially originally soon recently together primarily mainly".split()
+)
+# Prepositional openers whose content is background, not a claim the sentence makes about its subject.
+DROP_PREPS = frozenset({"aside", "besides", "despite", "addition", "apart", "alongside", "throughout"})
+LIST_MARKERS = frozenset({"including", "like", "especially", "notably", "particularly"})
+RELATIVE_WORDS = frozenset({"who", "whom", "which", "that", "whose", "where", "when"})
+SUBJECT_PRONOUNS = {"he": False, "she": False, "him": False, "her": True, "his": True, "hers": True}
+PRESENT_PARTICIPLE_STATES = frozenset({"known", "called", "named", "titled", "located", "based", "considered", "regarded"})
+
+
+BE_FORMS = frozenset({"is", "are", "was", "were", "be", "been", "being", "am", "'s", "'re"})
+
+
+def pos(token: Any) -> str:
+    """Coarse part of speech from the fine tag (the shared pipeline runs without spaCy's attribute ruler)."""
+    tag = token.tag_
+    if tag.startswith("VB") or tag == "MD":
+        return "AUX" if token.dep_ in {"aux", "auxpass"} or token.text.lower() in BE_FORMS else "VERB"
+    if tag in {"NN", "NNS"}:
+        return "NOUN"
+    if tag.startswith("NNP"):
+        return "PROPN"
+    if tag in {"PRP", "WP"}:
+        return "PRON"
+    if tag == "CD":
+        return "NUM"
+    if tag.startswith("JJ"):
+        return "ADJ"
+    return tag
+
+
+@dataclass(frozen=True)
+class Entity:
+    """Who the response is about: its full name and the shorter name the response itself uses."""
+
+    full: str
+    short: str
+
+
+# ------------------------------------------------------------------------------------------------ text helpers
+
+
+def clean_sentence(text: str) -> str:
+    """The sentence without citation brackets (removed whole: never '[1.') and with spaces normalised."""
+    text = CITATION.sub("", text)
+    return re.sub(r"\s+", " ", text).strip()
+
+
+def singular(noun: str) -> str:
+    """A plural common noun's singular by the regular rules (films -> film, series stays)."""
+    low = noun.lower()
+    if low.endswith(("ss", "us", "is", "series", "news", "species")) or not low.endswith("s"):
+        return noun
+    if low.endswith("ies") and len(low) > 4:
+        return noun[:-3] + "y"
+    if low.endswith(("ches", "shes", "sses", "xes", "zes")):
+        return noun[:-2]
+    return noun[:-1]
+
+
+def article(word: str) -> str:
+    return "an" if word[:1].lower() in "aeiou" and not word.lower().startswith(("uni", "use", "eu", "one")) else "a"
+
+
+def finish(text: str) -> str:
+    """One clean sentence: spacing, no dangling commas or conjunctions, balanced quotes, capital, final stop."""
+    text = re.sub(r"\s+", " ", text).strip()
+    text = re.sub(r"\s+([,.;:!?%])", r"\1", text)
+    text = re.sub(r"\s+('s\b|'\s|n't\b)", r"\1", text)
+    text = re.sub(r"([(\[])\s+", r"\1", text)
+    text = re.sub(r"\s+([)\]])", r"\1", text)
+    text = re.sub(r"(?:[,;:\-–—]\s*|\b(?:and|or|but)\s*)+$", "", text).strip()
+    text = re.sub(r"^(?:[,;:\-–—]\s*|(?:and|or|but)\b\s*)+", "", text, flags=re.IGNORECASE).strip()
+    for quote in ('"', "“", "”"):
+        if text.count(quote) % 2 if quote == '"' else False:
+            text = text.replace(quote, "")
+    if text.count("“") != text.count("”"):
+        text = text.replace("“", "").replace("”", "")
+    if text.count("(") != text.count(")"):
+        text = text.replace("(", "").replace(")", "")
+    text = text.rstrip(" .")
+    if not text:
+        return ""
+    return text[0].upper() + text[1:] + "."
+
+
+# ------------------------------------------------------------------------------------------------ the splitter
+
+
+class EmbeddedFactSplitter:
+    """Facts per sentence from the dependency parse (spaCy's pipeline shared with the embedded parser)."""
+
+    def __init__(self, nlp: Any = None, resolve_pronouns: bool = True, max_facts: int = 12):
+        self._nlp = nlp
+        self.resolve_pronouns = resolve_pronouns
+        self.max_facts = max_facts
+
+    @property
+    def nlp(self) -> Any:
+        if self._nlp is None:
+            from parser.embedded import load_spacy
+
+            self._nlp = load_spacy()
+        return self._nlp
+
+    def split_sentences(self, sentences: Sequence[str], wanted: Iterable[int] | None = None) -> list[list[str]]:
+        """Facts of each sentence of one response (its other sentences give the entity pronouns refer to)."""
+        keep = set(range(len(sentences))) if wanted is None else set(wanted)
+        cleaned = [clean_sentence(s) for s in sentences]
+        texts, asides = [], []
+        for text in cleaned:
+            stripped, found = _take_parentheses(text)
+            texts.append(stripped)
+            asides.append(found)
+        docs = list(self.nlp.pipe(texts))
+        entity = response_entity(docs) if self.resolve_pronouns else None
+        out = []
+        for index, (doc, found, text) in enumerate(zip(docs, asides, cleaned, strict=True)):
+            if index not in keep or not text:
+                out.append([])
+                continue
+            facts = SentenceFacts(doc, entity).facts(found)
+            out.append(facts[: self.max_facts] or [finish(text)])
+        return out
+
+
+def _take_parentheses(text: str) -> tuple[str, list[tuple[int, str]]]:
+    """The text without parentheses, and each one's content with the character where it stood."""
+    found: list[tuple[int, str]] = []
+    parts: list[str] = []
+    last = 0
+    for match in PARENS.finditer(text):
+        parts.append(text[last : match.start()])
+        found.append((sum(len(p) for p in parts), match.group(1).strip()))
+        last = match.end()
+    parts.append(text[last:])
+    return re.sub(r"\s+", " ", "".join(parts)).strip(), found
+
+
+def _name_tokens(token: Any) -> list[Any]:
+    """A proper name: the token with its compound / flat proper-noun modifiers."""
+    toks = [t for t in token.subtree if t.i <= token.i and (t is token or (t.dep_ in {"compound", "flat"} and t.tag_.startswith("NNP")))]
+    start = token.i
+    for t in sorted(toks, key=lambda t: -t.i):
+        if t.i == start - 1 or t is token:
+            start = t.i
+    return [t for t in token.doc[start : token.i + 1]]
+
+
+def response_entity(docs: Sequence[Any]) -> Entity | None:
+    """The first proper-name subject of the response, and the part of it the text uses alone most often."""
+    for doc in docs[:2]:
+        for token in doc:
+            if token.dep_ in SUBJECT_DEPS and token.tag_.startswith("NNP") and token.head.dep_ == "ROOT":
+                name = _name_tokens(token)
+                full = " ".join(t.text for t in name)
+                parts = [t.text for t in name]
+                if len(parts) == 1:
+                    return Entity(full, full)
+                uses: Counter = Counter()
+                for other in docs:
+                    for t in other:
+                        if t.text in parts and t.tag_.startswith("NNP"):
+                            left = other[t.i - 1].text if t.i else ""
+                            right = other[t.i + 1].text if t.i + 1 < len(other) else ""
+                            if left not in parts and right not in parts:
+                                uses[t.text] += 1
+                short = uses.most_common(1)[0][0] if uses else full
+                return Entity(full, short)
+    return None
+
+
+class SentenceFacts:
+    """The facts of one parsed sentence."""
+
+    def __init__(self, doc: Any, entity: Entity | None):
+        self.doc = doc
+        self.entity = entity
+        self.past = any(t.tag_ == "VBD" for t in doc if t.dep_ in {"ROOT", "aux", "auxpass"} or t.head.dep_ == "ROOT")
+        self.out: list[str] = []
+
+    # ------------------------------------------------------------------ output
+
+    def add(self, *pieces: str) -> None:
+        fact = finish(" ".join(p for p in pieces if p))
+        if fact and len(fact.split()) >= 2 and fact not in self.out:
+            self.out.append(fact)
+
+    def facts(self, asides: Sequence[tuple[int, str]] = ()) -> list[str]:
+        for position, content in asides:
+            self.aside(position, content)
+        for token in self.doc:
+            if self.is_clause(token):
+                self.clause(token)
+        for token in self.doc:
+            if token.dep_ == "appos":
+                self.appositive(token)
+        return self.out
+
+    # ------------------------------------------------------------------ phrases
+
+    def render(self, tokens: Iterable[Any]) -> str:
+        toks = sorted(set(tokens), key=lambda t: t.i)
+        out = []
+        for k, t in enumerate(toks):
+            out.append(t.text)
+            if k + 1 < len(toks):
+                out.append(t.whitespace_ if toks[k + 1].i == t.i + 1 else " ")
+        return "".join(out).strip()
+
+    def cut_children(self, token: Any) -> set[int]:
+        """Children whose subtrees are facts of their own, never part of a phrase."""
+        cut = set()
+        for child in token.children:
+            if child.dep_ in {"relcl", "advcl", "parataxis", "conj", "cc", "preconj", "mark", "appos"} and not (
+                child.dep_ == "appos" and child.tag_ == "CD"
+            ):
+                cut.add(child.i)
+            elif child.dep_ == "acl" and child.text.lower() not in PRESENT_PARTICIPLE_STATES | {"to"}:
+                cut.add(child.i)
+            elif child.dep_ == "prep" and (child.text.lower() in LIST_MARKERS or self.is_such_as(child)):
+                cut.add(child.i)
+            elif child.dep_ == "punct" and child.text in {",", ";", ":", "—", "–"}:
+                cut.add(child.i)
+        return cut
+
+    def phrase(self, token: Any, extra_cut: Iterable[int] = ()) -> list[Any]:
+        """The token's subtree without clauses, appositives, conjuncts and lists under it (at any depth)."""
+        blocked = set(extra_cut)
+        keep = []
+        stack = [token]
+        while stack:
+            t = stack.pop()
+            keep.append(t)
+            cut = self.cut_children(t) | blocked
+            stack.extend(c for c in t.children if c.i not in cut)
+        return keep
+
+    def conjuncts(self, token: Any) -> list[Any]:
+        """The token and the tokens coordinated with it (a, b and c)."""
+        out = [token]
+        stack = [c for c in token.children if c.dep_ == "conj"]
+        while stack:
+            c = stack.pop(0)
+            out.append(c)
+            stack.extend(x for x in c.children if x.dep_ == "conj")
+        return out
+
+    def is_such_as(self, prep: Any) -> bool:
+        return prep.text.lower() == "as" and any(c.text.lower() == "such" for c in prep.children)
+
+    def variants(self, token: Any) -> list[str]:
+        """Renderings of a noun phrase (or any argument), one per coordinated item and per listed member."""
+        items = self.conjuncts(token) if pos(token) in {"NOUN", "PROPN", "NUM", "ADJ", "PRON"} else [token]
+        first_det = next((c for c in token.children if c.dep_ == "det"), None)
+        out: list[str] = []
+        for k, item in enumerate(items):
+            toks = self.phrase(item)
+            text = self.render(toks)
+            if (
+                k > 0
+                and first_det is not None
+                and first_det.text.lower() in {"a", "an", "the"}
+                and item.tag_ in {"NN", "NNS"}
+                and not any(c.dep_ in {"det", "poss", "nummod"} for c in item.children)
+            ):
+                det = first_det.text.lower()
+                text = f"{article(text) if det in {'a', 'an'} else det} {text}"
+            out.extend(self.nested_variants(item, toks, text))
+            members = self.list_members(item)
+            if members:
+                out.extend(members)
+                self.category_facts(item, toks, members)
+        return [v for v in dict.fromkeys(out) if v]
+
+    def nested_variants(self, item: Any, toks: list[Any], text: str) -> list[str]:
+        """A phrase whose inner object is coordinated ("contributions to literature and television") gives one
+        rendering per inner item."""
+        for t in toks:
+            if t is item or t.dep_ != "pobj":
+                continue
+            inner = self.conjuncts(t)
+            if len(inner) < 2:
+                continue
+            outside = [x for x in toks if x not in set(self.phrase(t))]
+            out = []
+            for conj in inner:
+                out.append(self.render(outside + self.phrase(conj)))
+            return out
+        return [text]
+
+    def list_members(self, noun: Any) -> list[str]:
+        """'films such as A and B', 'awards, including A and B': the members A, B."""
+        for child in noun.children:
+            if child.dep_ == "prep" and (child.text.lower() in LIST_MARKERS or self.is_such_as(child)):
+                objs = [c for c in child.children if c.dep_ in {"pobj", "dobj"}]
+                if objs:
+                    return [self.render(self.phrase(m)) for m in self.conjuncts(objs[0])]
+        return []
+
+    def category_facts(self, noun: Any, toks: list[Any], members: list[str]) -> None:
+        """'films such as A' -> 'A is a film.' (only for a plural category noun)."""
+        if noun.tag_ != "NNS":
+            return
+        mods = [t for t in toks if t.i < noun.i and t.dep_ in {"amod", "compound"} and t.text.lower() not in {"several", "many", "various", "numerous", "other", "some", "multiple"}]
+        head = self.render(mods) + " " + singular(noun.text) if mods else singular(noun.text)
+        head = head.strip()
+        for member in members:
+            self.add(member, "is" if not self.past else "was", article(head), head)
+
+    # ------------------------------------------------------------------ subjects
+
+    def subject_text(self, token: Any) -> str:
+        """A subject phrase with a pronoun replaced by the entity's name."""
+        if self.entity and token.tag_ == "PRP" and token.text.lower() in SUBJECT_PRONOUNS:
+            return self.entity.short
+        toks = self.phrase(token)
+        appos = [c for c in token.children if c.dep_ == "appos" and c.tag_.startswith("NNP") and token.tag_.startswith("NN") and not token.tag_.startswith("NNP")]
+        if appos:
+            return self.render(self.phrase(appos[0]))
+        words = []
+        for t in sorted(toks, key=lambda t: t.i):
+            if self.entity and t.tag_ == "PRP$" and t.text.lower() in {"his", "her"} and t.head is token:
+                words.append((t, self.entity.short + "'s"))
+            else:
+                words.append((t, t.text))
+        return " ".join(w for _, w in words)
+
+    def clause_subject(self, verb: Any) -> str | None:
+        """Who the predicate is about: its own subject, a conjoined predicate's, a relative clause's noun."""
+        subject = next((c for c in verb.children if c.dep_ in SUBJECT_DEPS), None)
+        if subject is not None and subject.text.lower() not in RELATIVE_WORDS:
+            return self.subject_text(subject)
+        if verb.dep_ in {"relcl", "acl"} or subject is not None:
+            return self.noun_subject(verb.head)
+        if verb.dep_ in {"conj", "advcl", "xcomp"} and verb.head is not verb:
+            return self.clause_subject(verb.head)
+        if verb.dep_ == "pcomp" and verb.head.dep_ == "prep":
+            return self.clause_subject(verb.head.head)
+        return None
+
+    def noun_subject(self, noun: Any) -> str | None:
+        """The noun a relative clause or participle modifies; for 'X is a band formed in 1969', X."""
+        if noun.dep_ == "attr" and pos(noun.head) in {"AUX", "VERB"}:
+            return self.clause_subject(noun.head)
+        if noun.dep_ == "conj" and noun.head.dep_ == "attr":
+            return self.noun_subject(noun.head)
+        if pos(noun) not in {"NOUN", "PROPN", "PRON", "NUM"}:
+            return None
+        return self.subject_text(noun)
+
+    # ------------------------------------------------------------------ clauses
+
+    def is_clause(self, token: Any) -> bool:
+        if token.dep_ in {"aux", "auxpass", "amod", "compound"}:
+            return False
+        if pos(token) == "AUX":
+            return token.dep_ in {"ROOT", "conj", "relcl", "ccomp", "advcl"} and any(
+                c.dep_ in {"attr", "acomp", "prep", "oprd"} for c in token.children
+            )
+        if pos(token) != "VERB":
+            return False
+        if token.dep_ in {"ROOT", "conj", "relcl", "ccomp", "parataxis"}:
+            return token.dep_ != "conj" or pos(token.head) in {"VERB", "AUX"}
+        if token.dep_ == "acl":
+            return token.tag_ == "VBN" and token.text.lower() not in PRESENT_PARTICIPLE_STATES
+        if token.dep_ == "advcl":
+            return True
+        return token.dep_ == "pcomp" and token.tag_ == "VBG" and token.head.text.lower() in {"before", "after", "while", "since", "by"}
+
+    def verb_group(self, verb: Any) -> str:
+        """Auxiliaries, negation and kept adverbs before the verb, the verb, its particle; participles made
+        finite ('appearing' -> 'appeared', 'formed' -> 'was formed')."""
+        left = [
+            c for c in verb.children
+            if c.i < verb.i and (c.dep_ in {"aux", "auxpass", "neg"} or (c.dep_ == "advmod" and c.text.lower() not in DROP_ADVERBS and c.i == verb.i - 1))
+        ]
+        particle = [c for c in verb.children if c.dep_ == "prt"]
+        has_aux = any(c.dep_ in {"aux", "auxpass"} for c in left)
+        words = [c.text for c in sorted(left, key=lambda t: t.i)]
+        if not has_aux and verb.dep_ == "conj" and verb.tag_ in {"VBN", "VBG"}:
+            inherited = [c.text for c in verb.head.children if c.dep_ in {"aux", "auxpass"} and c.i < verb.head.i]
+            words = inherited + words
+            has_aux = bool(inherited)
+        text = verb.text
+        if not has_aux and verb.dep_ in {"acl", "advcl", "pcomp", "conj"}:
+            if verb.tag_ == "VBN":
+                be = "is" if verb.text.lower() in PRESENT_PARTICIPLE_STATES else ("were" if False else "was")
+                words = [be] + words
+            elif verb.tag_ == "VBG":
+                forms = lexicon.verb_forms(lexicon.verb_stem(verb.text, "VBG"))
+                text = forms.past if self.past or verb.dep_ != "conj" else forms.present3
+        return " ".join(words + [text] + [p.text for p in particle])
+
+    def arguments(self, verb: Any) -> tuple[list[Any], list[Any]]:
+        cores, mods = [], []
+        for child in verb.children:
+            dep, low = child.dep_, child.text.lower()
+            if dep in CORE_DEPS:
+                cores.append(child)
+            elif dep == "agent":
+                (cores if verb.tag_ == "VBN" else mods).append(child)
+            elif dep in MOD_DEPS:
+                if low in DROP_ADVERBS or low in DROP_PREPS or low in RELATIVE_WORDS:
+                    continue
+                if dep == "advmod" and child.i < verb.i:
+                    continue
+                if dep == "prep" and any(c.dep_ == "pcomp" and self.is_clause(c) for c in child.children):
+                    continue  # 'before moving to X': a clause of its own
+                mods.append(child)
+        return cores, mods
+
+    def arg_variants(self, arg: Any, verb: Any) -> list[str]:
+        if arg.dep_ in {"prep", "agent"}:
+            objs = [c for c in arg.children if c.dep_ in {"pobj", "pcomp"}]
+            if not objs:
+                return [self.render(self.phrase(arg))]
+            lead = [c for c in arg.children if c.i < arg.i] + [arg]
+            lead_text = self.render(lead)
+            if verb.text.lower() == "born" and lead_text.lower() == "on" and not _has_day(objs[0]):
+                lead_text = "in"
+            return [f"{lead_text} {v}" for v in self.variants(objs[0])]
+        if arg.dep_ == "npadvmod" and verb.text.lower() == "born" and _is_date(arg):
+            return [("on " if _has_day(arg) else "in ") + self.render(self.phrase(arg))]
+        if arg.dep_ == "attr" and arg.tag_.startswith("NN"):
+            return self.attr_variants(arg)
+        return self.variants(arg)
+
+    def attr_variants(self, noun: Any) -> list[str]:
+        """'an American actor and director' -> 'American', 'an actor', 'a director' (nationality split off)."""
+        out = []
+        for item in self.conjuncts(noun):
+            nationality = [c for c in item.children if c.dep_ == "amod" and c.text[:1].isupper() and c.i < item.i]
+            if nationality and item.tag_ == "NN":
+                out.append(" ".join(self.render(self.phrase(n)) for n in nationality))
+        variants = self.variants(noun)
+        if out:
+            strip = {n.text for item in self.conjuncts(noun) for n in item.children if n.dep_ == "amod" and n.text[:1].isupper()}
+            cleaned = []
+            for v in variants:
+                for word in strip:
+                    v = re.sub(rf"\b{re.escape(word)}\s+", "", v)
+                v = re.sub(r"^(an?)\s+(\w)", lambda m: f"{article(m.group(2))} {m.group(2)}", v)
+                cleaned.append(v)
+            variants = cleaned
+        return out + variants
+
+    def clause(self, verb: Any) -> None:
+        subject = self.clause_subject(verb)
+        if not subject:
+            return
+        group = self.verb_group(verb)
+        cores, mods = self.arguments(verb)
+        core_variants = [v for c in cores for v in self.arg_variants(c, verb)]
+        mod_variants = [v for m in mods for v in self.arg_variants(m, verb)]
+        if not core_variants and not mod_variants:
+            if pos(verb) == "VERB":
+                self.add(subject, group)
+            return
+        if not core_variants:
+            for m in mod_variants:
+                self.add(subject, group, m)
+            return
+        first, *rest = core_variants
+        if mod_variants:
+            for m in mod_variants:
+                self.add(subject, group, first, m)
+        else:
+            self.add(subject, group, first)
+        for c in rest:
+            self.add(subject, group, c)
+
+    # ------------------------------------------------------------------ appositives and asides
+
+    def appositive(self, appos: Any) -> None:
+        head = appos.head
+        if appos.tag_ == "CD" or pos(head) not in {"NOUN", "PROPN"}:
+            return
+        be = "was" if self.past else "is"
+        head_text = self.render(self.phrase(head))
+        if head.dep_ == "pobj" and head.tag_.startswith("NNP") and appos.tag_.startswith("NNP"):
+            self.add(head_text, "is in", self.render(self.phrase(appos)))  # 'Los Angeles, California'
+            return
+        if head.tag_ in {"PRP"}:
+            return
+        for variant in self.variants(appos):
+            self.add(self.subject_text(head) if head.dep_ in SUBJECT_DEPS else head_text, be, variant)
+
+    def aside(self, position: int, content: str) -> None:
+        """'X (born 20 March 1977 in Seoul)', 'X (1920 – 1990)': birth and death facts of the name before it."""
+        name = self.name_before(position)
+        if not name:
+            return
+        text = content.strip()
+        born = re.match(r"(?i)born\s+(.*)", text)
+        if born:
+            rest = born.group(1).strip(" ,;")
+            date, place = _split_date_place(rest)
+            if date:
+                self.add(name, "was born", ("on " if re.search(r"\d{1,2}\b.*\d{4}", date) and _month_in(date) else "in ") + date)
+            if place:
+                self.add(name, "was born in", place)
+            return
+        span = re.match(r"^(.*?\d{3,4})\s*[–—-]\s*(.*?\d{3,4})$", text)
+        if span and self.doc:
+            for verb, date in (("was born", span.group(1)), ("died", span.group(2))):
+                date = re.sub(r"(?i)^(born|died|d\.|b\.)\s*", "", date.strip())
+                self.add(name, verb, ("on " if _month_in(date) and re.search(r"\d{1,2}\b.*\d{4}", date) else "in ") + date)
+
+    def name_before(self, position: int) -> str | None:
+        before = [t for t in self.doc if t.idx + len(t.text) <= position]
+        if not before:
+            return None
+        last = before[-1]
+        if not last.tag_.startswith("NNP"):
+            return None
+        if self.entity and last.text in self.entity.full.split():
+            return self.entity.short
+        return " ".join(t.text for t in _name_tokens(last))
+
+
+def _is_date(token: Any) -> bool:
+    return any(t.text.lower() in MONTHS or re.fullmatch(r"\d{3,4}", t.text) for t in token.subtree)
+
+
+def _has_day(token: Any) -> bool:
+    words = [t.text.lower() for t in token.subtree]
+    return any(w in MONTHS for w in words) and any(re.fullmatch(r"\d{1,2}", w) for w in words)
+
+
+def _month_in(text: str) -> bool:
+    return any(w in MONTHS for w in re.findall(r"[a-z]+", text.lower()))
+
+
+def _split_date_place(text: str) -> tuple[str, str]:
+    """'20 March 1977 in Seoul' / 'March 20, 1977, Seoul, South Korea' -> date, place."""
+    match = re.match(r"^((?:[A-Za-z]+\.?\s+)?(?:\d{1,2}(?:st|nd|rd|th)?,?\s+)?(?:[A-Za-z]+\.?\s+)?(?:\d{1,2},?\s+)?\d{3,4})(.*)$", text)
+    if not match or not (_month_in(match.group(1)) or re.fullmatch(r"(?:c\.\s*)?\d{3,4}", match.group(1).strip())):
+        return "", re.sub(r"^in\s+", "", text) if text.lower().startswith("in ") else ""
+    place = re.sub(r"^[\s,;]*(?:in\s+)?", "", match.group(2)).strip(" ,;")
+    return match.group(1).strip(" ,"), place
