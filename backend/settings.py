@@ -68,9 +68,23 @@ WSGI_APPLICATION = "backend.wsgi.application"
 
 VAR_DIR.mkdir(parents=True, exist_ok=True)
 DATABASES = {"default": env.db("DATABASE_URL", default=f"sqlite:///{VAR_DIR / 'factcrowd.sqlite3'}")}
+# How long an SQLite writer waits for the database-wide write lock before "database is locked".
+SQLITE_BUSY_TIMEOUT_SECONDS = env.int("SQLITE_BUSY_TIMEOUT_SECONDS", default=30)
 if DATABASES["default"]["ENGINE"].endswith("sqlite3"):
-    # Concurrent writers (web + worker) wait for the lock instead of failing at once.
-    DATABASES["default"].setdefault("OPTIONS", {})["timeout"] = 20
+    # One write discipline for every SQLite writer (web, worker, beat), instead of retries at call sites:
+    # - IMMEDIATE: every transaction.atomic() takes the write lock when it begins, so a transaction that reads
+    #   and then writes never has to upgrade a read lock, which SQLite refuses at once (no busy wait) when
+    #   another connection wrote meanwhile: that is the "database is locked" a long parse met under beat.
+    # - WAL: readers never block the writer nor the writer readers; synchronous=NORMAL is safe in WAL mode.
+    # - busy_timeout (and the driver's timeout): a writer waits its turn instead of failing.
+    DATABASES["default"].setdefault("OPTIONS", {}).update(
+        transaction_mode="IMMEDIATE",
+        timeout=SQLITE_BUSY_TIMEOUT_SECONDS,
+        init_command=(
+            "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; "
+            f"PRAGMA busy_timeout={SQLITE_BUSY_TIMEOUT_SECONDS * 1000}"
+        ),
+    )
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 AUTH_PASSWORD_VALIDATORS = [
@@ -136,6 +150,11 @@ CELERY_TASK_ALWAYS_EAGER = env.bool("CELERY_TASK_ALWAYS_EAGER", default=False)
 CELERY_TASK_EAGER_PROPAGATES = True
 CELERY_TASK_ACKS_LATE = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+# Background Jobs (services/jobs.py): a running Job writes its heartbeat at least every JOB_HEARTBEAT_SECONDS;
+# one without a heartbeat for JOB_STALL_SECONDS has lost its worker and is shown "stalled" with a Resume action,
+# and beat resumes it every JOB_RESUME_SECONDS where that is safe (parse, import, sync; not publish).
+JOB_HEARTBEAT_SECONDS = env.float("JOB_HEARTBEAT_SECONDS", default=10.0)
+JOB_STALL_SECONDS = env.float("JOB_STALL_SECONDS", default=120.0)
 CELERY_BEAT_SCHEDULE = {
     "sync-crowd-submissions": {
         "task": "annotation_tasks.sync_open_batches",
@@ -143,7 +162,11 @@ CELERY_BEAT_SCHEDULE = {
     },
     "expire-abandoned-assignments": {
         "task": "annotation_tasks.expire_abandoned_assignments",
-        "schedule": 60.0,
+        "schedule": env.float("ASSIGNMENT_EXPIRY_SECONDS", default=60.0),
+    },
+    "resume-stalled-jobs": {
+        "task": "annotation_tasks.resume_stalled_jobs",
+        "schedule": env.float("JOB_RESUME_SECONDS", default=60.0),
     },
 }
 

@@ -7,27 +7,25 @@ Why it is shaped this way:
 - Re-parsing replaces only the parser's own output: QAs a person validated or edited, imported QAs, and
   anything already labeled by annotators stay, and so do the tokens their indices point at (then the parser
   reads the stored tokens instead of re-tokenizing).
-- Jobs are queued in transaction.on_commit, or a worker could look for a Job row that is not committed yet.
+- The Job around it (queue on commit, progress, heartbeat, outcome, resume) is services.jobs, as for every Job.
 """
 from __future__ import annotations
 
-import logging
 from collections.abc import Iterable, Sequence
 from typing import Any
 
 from django.conf import settings
 from django.db import transaction
-from django.db.models import Count, F, Q
+from django.db.models import Count, Q
 from django.utils import timezone
 
 from annotation_tasks.models import QA, AnswerSpan, AtomicFact, Job, Predicate, Project, Response
 from annotation_tasks.models.content import Origin
 from annotation_tasks.models.projects import Protocol
+from annotation_tasks.services import jobs
 from parser import registry
 from parser.spans import merge_answer_spans
 from parser.types import ParsedText
-
-log = logging.getLogger(__name__)
 
 CHUNK = 32  # responses parsed per backend call (nlp.pipe / T5 batches); each still written on its own
 _SENTENCE_KEYS = {"start", "end", "text", "char_start", "char_end"}
@@ -77,50 +75,30 @@ def start_parse_job(project: Project, backend: str | None = None, user: Any = No
     name = backend_name(backend)
     if name == "t5" and not backend_options(name)["model_dir"]:
         raise ValueError("the t5 backend needs T5_MODEL_DIR (a local model directory or hub id in the cache)")
-    job = Job.objects.create(
-        project=project,
-        kind=Job.Kind.PARSE,
+    return jobs.start(
+        project,
+        Job.Kind.PARSE,
         params={"backend": name, **({"only_unparsed": True} if only_unparsed else {})},
         total=(unparsed_responses(project) if only_unparsed else project.responses).count(),
-        created_by=user if getattr(user, "is_authenticated", False) else None,
+        user=user,
+        queue=queue,
     )
 
-    if queue:
-        _queue_on_commit(job)
-    return job
 
-
-def _queue_on_commit(job: Job) -> None:
-    def _queue() -> None:
-        from annotation_tasks.celery_tasks import parse_responses
-
-        result = parse_responses.delay(job.pk)
-        Job.objects.filter(pk=job.pk).update(celery_id=result.id or "")
-
-    transaction.on_commit(_queue)
-
-
-def resume_parse_job(job: Job) -> Job:
-    """Queue a failed or interrupted parse Job again; it skips the responses it already wrote."""
+def resume_parse_job(job: Job, *, queue: bool = True) -> Job:
+    """Queue a failed or stalled parse Job again; it skips the responses it already wrote."""
     if job.kind != Job.Kind.PARSE:
         raise ValueError(f"job {job.pk} is a {job.kind} job, not a parse job")
-    if job.status == Job.Status.DONE:
-        return job
-    Job.objects.filter(pk=job.pk).update(status=Job.Status.QUEUED, error="", finished_at=None)
-    _queue_on_commit(job)
-    job.refresh_from_db()
-    return job
+    return jobs.resume(job, queue=queue)
 
 
 def run_parse_job(job_id: int) -> Job:
     """The worker side: parse every response not yet parsed by this Job, one transaction each."""
-    job = Job.objects.select_related("project").get(pk=job_id)
-    if job.status == Job.Status.DONE:
-        return job
+    return jobs.run(job_id, _parse)
+
+
+def _parse(job: Job, progress: jobs.Progress) -> dict[str, Any]:
     name = job.params.get("backend") or backend_name(None)
-    Job.objects.filter(pk=job.pk).update(
-        status=Job.Status.RUNNING, started_at=job.started_at or timezone.now(), error=""
-    )
     responses = job.project.responses.all()
     if job.params.get("only_unparsed"):  # still unparsed, or parsed by this Job before it was interrupted
         responses = responses.filter(
@@ -128,32 +106,20 @@ def run_parse_job(job_id: int) -> Job:
         )
     responses = list(responses.order_by("id"))
     pending = [r for r in responses if not _parsed_by(r, job, name)]
-    Job.objects.filter(pk=job.pk).update(total=len(responses), done=len(responses) - len(pending))
+    progress.set(total=len(responses), done=len(responses) - len(pending))
     written = {"responses": 0, "predicates": 0, "qas": 0, "answer_spans": 0, "atomic_facts": 0}
-    try:
-        parser = get_parser(name)
-        facts_backend = _facts_backend(job.project)
-        for start in range(0, len(pending), CHUNK):
-            chunk = pending[start : start + CHUNK]
-            for response, parsed in zip(chunk, _parse_chunk(parser, chunk), strict=True):
-                with transaction.atomic():
-                    counts = write_parse(response, parsed, name, facts_backend)
-                for key, value in counts.items():
-                    written[key] += value
-                written["responses"] += 1
-                Job.objects.filter(pk=job.pk).update(done=F("done") + 1)
-    except Exception as exc:  # the Job records the failure; finished responses stay parsed, the rest resume later
-        log.exception("parse job %s failed", job.pk)
-        Job.objects.filter(pk=job.pk).update(
-            status=Job.Status.FAILED, error=f"{type(exc).__name__}: {exc}", finished_at=timezone.now()
-        )
-        job.refresh_from_db()
-        return job
-    Job.objects.filter(pk=job.pk).update(
-        status=Job.Status.DONE, finished_at=timezone.now(), result={**job.result, **written, "backend": name}
-    )
-    job.refresh_from_db()
-    return job
+    parser = get_parser(name)
+    facts_backend = _facts_backend(job.project)
+    for start in range(0, len(pending), CHUNK):
+        chunk = pending[start : start + CHUNK]
+        for response, parsed in zip(chunk, _parse_chunk(parser, chunk), strict=True):
+            with transaction.atomic():
+                counts = write_parse(response, parsed, name, facts_backend)
+            for key, value in counts.items():
+                written[key] += value
+            written["responses"] += 1
+            progress.add()
+    return {**job.result, **written, "backend": name}
 
 
 def _parsed_by(response: Response, job: Job, name: str) -> bool:
@@ -327,16 +293,8 @@ def _write_atomic_facts(response: Response, parsed: ParsedText, backend: Any) ->
 
 
 def parse_progress(job: Job) -> dict[str, Any]:
-    """What the CLI and API show about a parse Job."""
-    return {
-        "id": job.pk,
-        "status": job.status,
-        "done": job.done,
-        "total": job.total,
-        "backend": job.params.get("backend", ""),
-        "error": job.error,
-        "result": job.result,
-    }
+    """What the CLI and API show about a parse Job: the Job's state and the backend."""
+    return {**jobs.describe(job), "backend": job.params.get("backend", "")}
 
 
 def parse_responses_now(responses: Iterable[Response], backend: str | None = None) -> int:

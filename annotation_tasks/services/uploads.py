@@ -1,8 +1,9 @@
 """Uploads from the dashboard: keep the file, then import it in a background Job (all or nothing).
 
 The import itself is services.imports (the same code the CLI runs); this module only stores the upload,
-creates the Job the dashboard polls, and records the outcome: a summary, or the errors naming file, line
-and field. A failed import wrote nothing, because the importers validate everything before writing.
+creates the Job the dashboard polls (services.jobs), and says what its outcome is: a summary, or the errors
+naming file, line and field. A failed import wrote nothing, because the importers validate everything before
+writing; and importing the same file again changes nothing, so a stalled import is safe to resume.
 """
 from __future__ import annotations
 
@@ -12,10 +13,9 @@ from pathlib import Path
 
 from django.conf import settings
 from django.core.files.uploadedfile import UploadedFile
-from django.db import transaction
-from django.utils import timezone
 
 from annotation_tasks.models import Job, Project
+from annotation_tasks.services import jobs
 
 log = logging.getLogger(__name__)
 
@@ -55,32 +55,23 @@ def start_import_job(project: Project, upload: UploadedFile, fmt: str = "", *, s
     with path.open("wb") as handle:
         for chunk in upload.chunks():
             handle.write(chunk)
-    job = Job.objects.create(
-        project=project,
-        kind=Job.Kind.IMPORT,
+    return jobs.start(
+        project,
+        Job.Kind.IMPORT,
         params={"file": name, "path": str(path), "format": fmt, "system": system},
         total=1,
-        created_by=user if getattr(user, "is_authenticated", False) else None,
+        user=user,
     )
-
-    def _queue() -> None:
-        from annotation_tasks.celery_tasks import run_import_job
-
-        result = run_import_job.delay(job.pk)
-        Job.objects.filter(pk=job.pk, celery_id="").update(celery_id=result.id or "")
-
-    transaction.on_commit(_queue)
-    return job
 
 
 def run_import_job(job_id: int) -> Job:
     """The worker side: run the import, record the summary or the located errors."""
-    from annotation_tasks.services import imports
+    return jobs.run(job_id, _import)
 
-    job = Job.objects.select_related("project").get(pk=job_id)
-    if job.status in (Job.Status.DONE, Job.Status.FAILED):
-        return job  # a redelivered message (acks_late) must not import twice
-    Job.objects.filter(pk=job.pk).update(status=Job.Status.RUNNING, started_at=timezone.now())
+
+def _import(job: Job, progress: jobs.Progress) -> dict:
+    from annotation_tasks.services import imports  # the importers and pandas: loaded by the worker only
+
     params = job.params
     path, fmt, project_name = params["path"], params["format"], job.project.name
     try:
@@ -92,26 +83,14 @@ def run_import_job(job_id: int) -> Job:
             results = imports.import_factscore([path], project_name, system=params.get("system") or None)
     except imports.ImportFormatError as exc:
         error = {"file": exc.file, "line": exc.line, "field": exc.field, "message": exc.message}
-        _finish(job, Job.Status.FAILED, error=str(exc), result={"errors": [error]})
-        return job
+        raise jobs.JobFailed(str(exc), {"errors": [error]}) from exc
     except Exception as exc:  # an unexpected failure still ends the job, with its message
         log.exception("import job %s failed", job.pk)
-        _finish(job, Job.Status.FAILED, error=f"{type(exc).__name__}: {exc}", result={"errors": []})
-        return job
-    summary = {
+        raise jobs.JobFailed(f"{type(exc).__name__}: {exc}", {"errors": []}) from exc
+    progress.set(done=1)
+    return {
         "summaries": [r.summary() for r in results],
         "lines": sum(r.lines for r in results),
         "skipped": sum(r.skipped for r in results),
         "created": {k: sum(r.created.get(k, 0) for r in results) for r in results for k in r.created},
     }
-    _finish(job, Job.Status.DONE, result=summary, done=1)
-    return job
-
-
-def _finish(job: Job, status: str, *, error: str = "", result: dict | None = None, done: int = 0) -> None:
-    job.status = status
-    job.error = error
-    job.result = result or {}
-    job.done = done
-    job.finished_at = timezone.now()
-    job.save(update_fields=["status", "error", "result", "done", "finished_at"])
