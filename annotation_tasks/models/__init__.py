@@ -4,10 +4,12 @@
 - content:  Source, Response, Predicate, QA, AnswerSpan, AtomicFact (what is judged)
 - work:     Worker, Batch, Unit, UnitResponse, Assignment, QualityDecision (who judges what)
 - labels:   SpanLabel, QALabel, FactLabel, PairwisePreference, GoldLabel (the judgements)
+- scores:   ItemScore (automatic scores), KnowledgeSource, Passage, RetrievedPassage (evidence for facts)
 """
 from annotation_tasks.models.content import QA, AnswerSpan, AtomicFact, Predicate, Response, Source
 from annotation_tasks.models.labels import FactLabel, GoldLabel, PairwisePreference, QALabel, SpanLabel
 from annotation_tasks.models.projects import Job, Project, ProjectMembership
+from annotation_tasks.models.scores import ItemScore, KnowledgeSource, Passage, RetrievedPassage
 from annotation_tasks.models.work import (
     Assignment,
     Batch,
@@ -24,8 +26,11 @@ __all__ = [
     "Batch",
     "FactLabel",
     "GoldLabel",
+    "ItemScore",
     "Job",
+    "KnowledgeSource",
     "PairwisePreference",
+    "Passage",
     "Predicate",
     "Project",
     "ProjectMembership",
@@ -33,6 +38,7 @@ __all__ = [
     "QALabel",
     "QualityDecision",
     "Response",
+    "RetrievedPassage",
     "Source",
     "SpanLabel",
     "Unit",

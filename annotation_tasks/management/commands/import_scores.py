@@ -1,0 +1,28 @@
+"""import_scores FILE --project NAME --scorer NAME [--version V]"""
+from __future__ import annotations
+
+from django.core.management.base import BaseCommand, CommandError
+
+from annotation_tasks.importers import ImportFormatError
+from annotation_tasks.services import scoring
+
+
+class Command(BaseCommand):
+    help = ("Import scores computed elsewhere (Ragas, MiniCheck, AlignScore): CSV with item_id, score[, kind] or "
+            "JSONL of {item_id, score, kind?}; kind is qa (default) or fact. All or nothing.")
+
+    def add_arguments(self, parser) -> None:
+        parser.add_argument("file")
+        parser.add_argument("--project", required=True, help="project name")
+        parser.add_argument("--scorer", required=True, help="the tool's name, e.g. minicheck")
+        parser.add_argument("--version", default="1", help="the tool's version or setting (default 1)")
+
+    def handle(self, *args, file: str, project: str, scorer: str, version: str, **options) -> None:
+        try:
+            counts = scoring.import_scores(file, project, scorer, version=version)
+        except ImportFormatError as exc:
+            raise CommandError(f"nothing imported: {exc}") from exc
+        except scoring.ScoringError as exc:
+            raise CommandError(str(exc)) from exc
+        self.stdout.write(f"{file}: imported {counts['qa']} QA scores and {counts['fact']} fact scores "
+                          f"as {scorer.strip().lower()} {version}")

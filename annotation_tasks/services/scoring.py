@@ -1,0 +1,411 @@
+"""Scoring a project's QAs and atomic facts with an automatic scorer: the Django side of annotation_tasks/scoring.
+
+Why it is shaped this way:
+- A score is stored per (item, scorer, version) (ItemScore), so scores of a retrained model or another prompt sit
+  beside the old ones and the meta-evaluation names exactly what it evaluated.
+- A score Job is resumable without bookkeeping: it skips items that already have a score of this scorer and
+  version (a scorer's output is a function of its version and the item), so a killed worker loses one chunk.
+- References: a QA is checked against its source's text; a fact against the passages retrieved for it from the
+  project's knowledge source (services/knowledge.py, FActScore's retrieve-then-verify) when there are any, else
+  the source's passages or text. Items with no reference at all are counted, not scored.
+- Imported scores (Ragas, MiniCheck, AlignScore run elsewhere) are validated whole before one is written.
+"""
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+from django.conf import settings
+from django.db import transaction
+from django.db.models import Q
+
+from annotation_tasks.importers.base import ImportFormatError, Where, read_csv, read_jsonl
+from annotation_tasks.models import QA, AtomicFact, ItemScore, Job, Project, RetrievedPassage
+from annotation_tasks.scoring import registry
+from annotation_tasks.scoring.base import Claim, Reference, Scorer
+
+try:  # the one Job lifecycle (services/jobs.py, helper H2); the minimum below stands in until it is committed
+    from annotation_tasks.services import jobs
+except ImportError:  # pragma: no cover - removed once jobs.py is in the repository
+    jobs = None
+
+log = logging.getLogger(__name__)
+
+CHUNK = 256  # items per scorer call (an NLI batch, a round of LLM requests) and per write transaction
+TARGETS = ("qa", "fact")
+SCORE_TASK = "annotation_tasks.score_items"
+
+if jobs is not None:  # the score Job's kind: safe to resume, a rerun skips the items already scored
+    jobs.KINDS.setdefault(Job.Kind.SCORE, jobs.JobKind(
+        SCORE_TASK, True, "scores are stored per (item, scorer, version) and a rerun skips the items already scored",
+    ))
+
+
+class ScoringError(ValueError):
+    """Arguments that cannot be scored (unknown project or scorer, a scorer without its settings)."""
+
+
+# ------------------------------------------------------------------------------------------- scorers by name
+
+
+def scorer_options(name: str) -> dict[str, Any]:
+    """Settings a scorer needs: local model directories and endpoints (models never download)."""
+    if name == "nli":
+        return {
+            "model_dir": getattr(settings, "SCORER_NLI_MODEL_DIR", ""),
+            "device": getattr(settings, "SCORER_DEVICE", "") or None,
+            "batch_size": int(getattr(settings, "SCORER_BATCH_SIZE", 16)),
+        }
+    if name == "llm":
+        return {
+            "base_url": getattr(settings, "SCORER_LLM_BASE_URL", "") or getattr(settings, "LLM_BASE_URL", ""),
+            "model": getattr(settings, "SCORER_LLM_MODEL", "") or getattr(settings, "LLM_MODEL", ""),
+            "api_key": getattr(settings, "LLM_API_KEY", ""),
+            "template": getattr(settings, "SCORER_LLM_TEMPLATE", "") or None,
+        }
+    return {}
+
+
+def get_scorer(name: str) -> Scorer:
+    name = (name or "").strip().lower()
+    if name == "nli" and not scorer_options(name)["model_dir"]:
+        raise ScoringError("the nli scorer needs SCORER_NLI_MODEL_DIR (a local model directory)")
+    if name == "llm" and not (scorer_options(name)["base_url"] and scorer_options(name)["model"]):
+        raise ScoringError("the llm scorer needs SCORER_LLM_BASE_URL (or LLM_BASE_URL) and SCORER_LLM_MODEL (or LLM_MODEL)")
+    try:
+        return registry.get_scorer(name, **scorer_options(name))
+    except registry.UnknownScorer as exc:
+        raise ScoringError(str(exc)) from exc
+
+
+def project_named(name: str | Project) -> Project:
+    if isinstance(name, Project):
+        return name
+    found = Project.objects.filter(name=name).first()
+    if found is None:
+        raise ScoringError(f"no project named {name!r}")
+    return found
+
+
+# ------------------------------------------------------------------------------------------ items to score
+
+
+@dataclass(frozen=True)
+class Target:
+    """One item to score: which row (qa or fact, pk), its claim and its reference (None: nothing to check against)."""
+
+    kind: str
+    pk: int
+    claim: Claim
+    reference: Reference | None
+
+
+def _sentence_text(sentences: Sequence[Any] | None, index: int) -> str:
+    if sentences and 0 <= index < len(sentences) and isinstance(sentences[index], dict):
+        return str(sentences[index].get("text", ""))
+    return ""
+
+
+def _source_reference(text: str, passages: Sequence[Any] | None) -> Reference | None:
+    passages = [p if isinstance(p, str) else str((p or {}).get("text", "")) for p in (passages or [])]
+    passages = [p for p in passages if p.strip()]
+    if passages:
+        return Reference.of_passages(passages)
+    return Reference(text) if text.strip() else None
+
+
+def qa_targets(project: Project, pks: Sequence[int]) -> list[Target]:
+    """QAs (by pk) as claims against their source's text, with their response sentence as context."""
+    rows = (
+        QA.objects.filter(pk__in=pks)
+        .order_by("id")
+        .values_list("id", "question", "answer", "predicate__text", "predicate__sentence_index",
+                     "response__sentences", "response__source__text", "response__source__passages")
+    )
+    return [
+        Target("qa", pk, Claim.qa(question, answer, predicate, _sentence_text(sentences, sent)),
+               _source_reference(text, passages))
+        for pk, question, answer, predicate, sent, sentences, text, passages in rows
+    ]
+
+
+def fact_targets(project: Project, pks: Sequence[int]) -> list[Target]:
+    """Facts (by pk) as claims against their retrieved passages (else their source's passages or text)."""
+    retrieved: dict[int, list[str]] = {}
+    for fact_id, text in (
+        RetrievedPassage.objects.filter(fact_id__in=pks).order_by("fact_id", "rank").values_list("fact_id", "passage__text")
+    ):
+        retrieved.setdefault(fact_id, []).append(text)
+    rows = AtomicFact.objects.filter(pk__in=pks).order_by("id").values_list(
+        "id", "text", "sentence_index", "response__sentences", "response__source__text", "response__source__passages"
+    )
+    out = []
+    for pk, text, sent, sentences, source_text, passages in rows:
+        reference = Reference.of_passages(retrieved[pk]) if pk in retrieved else _source_reference(source_text, passages)
+        out.append(Target("fact", pk, Claim.fact(text, _sentence_text(sentences, sent)), reference))
+    return out
+
+
+def _item_pks(project: Project, kind: str) -> list[int]:
+    if kind == "qa":
+        qs = QA.objects.filter(response__project=project).exclude(validity=QA.Validity.INVALID)
+    else:
+        qs = AtomicFact.objects.filter(response__project=project)
+    return list(qs.order_by("id").values_list("id", flat=True))
+
+
+def _scored_pks(kind: str, scorer: str, version: str, pks: Sequence[int]) -> set[int]:
+    found: set[int] = set()
+    for start in range(0, len(pks), 500):
+        chunk = pks[start : start + 500]
+        found.update(
+            ItemScore.objects.filter(**{f"{kind}_id__in": chunk}, scorer=scorer, version=version)
+            .values_list(f"{kind}_id", flat=True)
+        )
+    return found
+
+
+def pending_items(project: Project, scorer: str, version: str, rescore: bool = False) -> dict[str, list[int]]:
+    """Per target kind, the pks still to score with this scorer at this version."""
+    out = {}
+    for kind in TARGETS:
+        pks = _item_pks(project, kind)
+        done = set() if rescore else _scored_pks(kind, scorer, version, pks)
+        out[kind] = [pk for pk in pks if pk not in done]
+    return out
+
+
+# ------------------------------------------------------------------------------------------------ writing
+
+
+def write_scores(kind: str, scorer: str, version: str, scores: Sequence[tuple[int, float, dict]]) -> int:
+    """Replace the scores of (these items, scorer, version) with `scores` in one transaction."""
+    if not scores:
+        return 0
+    field = f"{kind}_id"
+    with transaction.atomic():
+        ItemScore.objects.filter(**{f"{field}__in": [pk for pk, _, _ in scores]}, scorer=scorer, version=version).delete()
+        ItemScore.objects.bulk_create(
+            [ItemScore(**{field: pk}, scorer=scorer, version=version, score=float(value), evidence=evidence)
+             for pk, value, evidence in scores],
+            batch_size=500,
+        )
+    return len(scores)
+
+
+def score_items(project: Project, scorer: Scorer, *, rescore: bool = False, progress: Any = None) -> dict[str, Any]:
+    """Score every pending QA and fact of `project`; progress.add(n) after each written chunk."""
+    pending = pending_items(project, scorer.name, scorer.version, rescore=rescore)
+    if progress is not None:
+        progress.set(total=sum(len(v) for v in pending.values()), done=0)
+    counts = {"scorer": scorer.name, "version": scorer.version, "qa": 0, "fact": 0, "no_reference": 0}
+    for kind, pks in pending.items():
+        build = qa_targets if kind == "qa" else fact_targets
+        for start in range(0, len(pks), CHUNK):
+            targets = build(project, pks[start : start + CHUNK])
+            usable = [t for t in targets if t.reference is not None]
+            counts["no_reference"] += len(targets) - len(usable)
+            results = scorer.score_batch([(t.reference, t.claim) for t in usable]) if usable else []
+            counts[kind] += write_scores(
+                kind, scorer.name, scorer.version,
+                [(t.pk, s.value, s.evidence) for t, s in zip(usable, results, strict=True)],
+            )
+            if progress is not None:
+                progress.add(len(targets))
+    return counts
+
+
+# ---------------------------------------------------------------------------------------------------- jobs
+
+
+def start_score_job(project: Project | str, scorer: str | None = None, *, rescore: bool = False, user: Any = None,
+                    queue: bool = True) -> Job:
+    """A score Job for every QA and fact of the project, queued once the transaction commits."""
+    project = project_named(project)
+    name = (scorer or registry.DEFAULT_SCORER).strip().lower()
+    get_scorer(name)  # fail here, not in the worker, when the scorer is unknown or unconfigured
+    params = {"scorer": name, "rescore": rescore}
+    if jobs is not None:
+        return jobs.start(project, Job.Kind.SCORE, params=params, user=user, queue=queue)
+    job = Job.objects.create(project=project, kind=Job.Kind.SCORE, params=params,
+                             created_by=user if getattr(user, "is_authenticated", False) else None)
+    if queue:
+        from celery import current_app
+
+        transaction.on_commit(lambda: current_app.send_task(SCORE_TASK, args=[job.pk]))
+    return job
+
+
+class _Progress:
+    """Stand-in for jobs.Progress (done / total writes) while services/jobs.py is not there."""
+
+    def __init__(self, job_id: int) -> None:
+        self.job_id = job_id
+
+    def add(self, n: int = 1) -> None:
+        from django.db.models import F
+
+        Job.objects.filter(pk=self.job_id).update(done=F("done") + n)
+
+    def set(self, *, done: int | None = None, total: int | None = None) -> None:
+        fields = {k: v for k, v in (("done", done), ("total", total)) if v is not None}
+        if fields:
+            Job.objects.filter(pk=self.job_id).update(**fields)
+
+
+def _score_body(job: Job, progress: Any) -> dict[str, Any]:
+    scorer = get_scorer(job.params.get("scorer") or registry.DEFAULT_SCORER)
+    # A resumed --rescore Job must not redo what it already wrote: only items scored before it started are redone.
+    return score_items(job.project, scorer, rescore=bool(job.params.get("rescore")) and job.done == 0,
+                       progress=progress)
+
+
+def run_score_job(job_id: int) -> Job:
+    """The worker side (celery_tasks.score_items)."""
+    if jobs is not None:
+        return jobs.run(job_id, _score_body)
+    from django.utils import timezone
+
+    job = Job.objects.select_related("project").get(pk=job_id)
+    if job.status == Job.Status.DONE:
+        return job
+    Job.objects.filter(pk=job_id).update(status=Job.Status.RUNNING, started_at=timezone.now(), error="")
+    try:
+        result, status, error = _score_body(job, _Progress(job_id)), Job.Status.DONE, ""
+    except Exception as exc:  # recorded on the Job; what was written stays and a rerun skips it
+        log.exception("score job %s failed", job_id)
+        result, status, error = {}, Job.Status.FAILED, f"{type(exc).__name__}: {exc}"
+    Job.objects.filter(pk=job_id).update(status=status, error=error, result=result, finished_at=timezone.now())
+    return Job.objects.get(pk=job_id)
+
+
+# ------------------------------------------------------------------------------------------ imported scores
+
+
+@dataclass(frozen=True)
+class ImportedScore:
+    kind: str
+    pk: int
+    score: float
+    line: int
+
+
+def _parse_score_row(row: dict[str, Any], where: Where, csv_row: bool) -> tuple[str, int, float]:
+    kind = row.get("kind", "qa")
+    kind = (kind.strip() if isinstance(kind, str) else kind) or "qa"
+    if kind not in TARGETS:
+        raise where.child("kind").error(f"unknown kind {kind!r} (expected qa or fact)")
+    if "item_id" not in row:
+        raise where.child("item_id").error("missing field")
+    if "score" not in row:
+        raise where.child("score").error("missing field")
+    item, value = row["item_id"], row["score"]
+    try:
+        pk = int(item) if csv_row or isinstance(item, str) else item
+        if not isinstance(pk, int) or isinstance(pk, bool):
+            raise TypeError
+    except (TypeError, ValueError):
+        raise where.child("item_id").error(f"expected an integer item id, got {item!r}") from None
+    try:
+        score = float(value) if csv_row or isinstance(value, str) else value
+        if not isinstance(score, int | float) or isinstance(score, bool):
+            raise TypeError
+        score = float(score)
+    except (TypeError, ValueError):
+        raise where.child("score").error(f"expected a number, got {value!r}") from None
+    if not 0.0 <= score <= 1.0:
+        raise where.child("score").error(f"a score must lie in [0, 1], got {score!r}")
+    return kind, pk, score
+
+
+def read_scores_file(path: Path) -> list[ImportedScore]:
+    """CSV (header item_id, score[, kind]) or JSONL ({"item_id", "score", "kind"?}); kind is qa (default) or fact,
+    item_id is the QA's or fact's id in FactCrowd. The first bad value raises ImportFormatError naming the line."""
+    csv_file = path.suffix.lower() == ".csv"
+    rows = read_csv(path) if csv_file else read_jsonl(path)
+    out: list[ImportedScore] = []
+    seen: dict[tuple[str, int], int] = {}
+    for lineno, row in rows:
+        where = Where(path.name, lineno)
+        if not isinstance(row, dict):
+            raise where.error(f"expected a JSON object, got {type(row).__name__}")
+        kind, pk, score = _parse_score_row(row, where, csv_file)
+        if (kind, pk) in seen:
+            raise where.child("item_id").error(f"{kind} {pk} already scored on line {seen[(kind, pk)]}")
+        seen[(kind, pk)] = lineno
+        out.append(ImportedScore(kind, pk, score, lineno))
+    if not out:
+        raise ImportFormatError(path.name, None, None, "no scores in the file")
+    return out
+
+
+def import_scores(path: str | Path, project: Project | str, scorer: str, version: str = "1") -> dict[str, int]:
+    """Validate every line of the file (ids must be the project's items), then write all scores in one transaction."""
+    path = Path(path)
+    project = project_named(project)
+    scorer = (scorer or "").strip().lower()
+    if not scorer or len(scorer) > 40:
+        raise ScoringError("--scorer must be a name of 1 to 40 characters")
+    if scorer in registry.available_scorers():
+        raise ScoringError(f"{scorer!r} is a built-in scorer; name imported scores after their tool (e.g. minicheck)")
+    records = read_scores_file(path)
+    for kind in TARGETS:
+        wanted = [r for r in records if r.kind == kind]
+        known = set(_item_pks(project, kind)) if wanted else set()
+        for r in wanted:
+            if r.pk not in known:
+                raise Where(path.name, r.line, "item_id").error(f"project {project.name!r} has no {kind} {r.pk}")
+    counts = {}
+    with transaction.atomic():
+        for kind in TARGETS:
+            rows = [(r.pk, r.score, {"imported_from": path.name, "line": r.line}) for r in records if r.kind == kind]
+            counts[kind] = write_scores(kind, scorer, version, rows)
+    return counts
+
+
+# ----------------------------------------------------------------------------------- scores as a data frame
+
+
+def latest_version(project: Project, scorer: str) -> str | None:
+    """The most recently written version of `scorer` in this project (what evaluation uses by default)."""
+    row = (
+        ItemScore.objects.filter(scorer=scorer)
+        .filter(Q(qa__response__project=project) | Q(fact__response__project=project))
+        .order_by("-created_at", "-id").values_list("version", flat=True).first()
+    )
+    return row
+
+
+def scores_frame(project: Project, scorer: str, version: str | None = None) -> pd.DataFrame:
+    """One row per scored item: level ('qa'|'fact'), item_id, response_id, score (analysis.metric_eval's input)."""
+    columns = ["level", "item_id", "response_id", "score"]
+    version = version or latest_version(project, scorer)
+    if version is None:
+        return pd.DataFrame({c: pd.Series(dtype=object) for c in columns})
+    parts = []
+    for kind in TARGETS:
+        rows = ItemScore.objects.filter(
+            **{f"{kind}__response__project": project}, scorer=scorer, version=version
+        ).order_by().values_list(f"{kind}_id", f"{kind}__response_id", "score").iterator(chunk_size=20_000)
+        frame = pd.DataFrame.from_records(rows, columns=["item_id", "response_id", "score"])
+        if len(frame):
+            parts.append(frame.assign(level=kind))
+    if not parts:
+        return pd.DataFrame({c: pd.Series(dtype=object) for c in columns})
+    return pd.concat(parts, ignore_index=True)[columns]
+
+
+def iter_versions(project: Project) -> Iterator[tuple[str, str, int]]:
+    """(scorer, version, items) present in the project, for the report and the CLI's hints."""
+    seen: dict[tuple[str, str], int] = {}
+    for kind in TARGETS:
+        for scorer, version in ItemScore.objects.filter(**{f"{kind}__response__project": project}).values_list(
+            "scorer", "version"
+        ).iterator(chunk_size=20_000):
+            seen[(scorer, version)] = seen.get((scorer, version), 0) + 1
+    for (scorer, version), n in sorted(seen.items()):
+        yield scorer, version, n
