@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+from collections.abc import Iterator
 from functools import cache, lru_cache
 from pathlib import Path
 
@@ -153,6 +154,28 @@ def render(slots: tuple[str, ...] | list[str]) -> str:
     return _render(tuple(slots))
 
 
+def _slot_readings(tokens: list[str], name: str, pos: int, max_words: int, implicit: bool) -> list[tuple[str, int]]:
+    """The values slot `name` can take at `pos` (with where the next slot starts); empty too when implicit."""
+    vocab = slot_vocabulary()[name]
+    found = []
+    for n in range(1, max_words + 1):
+        cand = " ".join(tokens[pos : pos + n])
+        if pos + n <= len(tokens) and cand in vocab:
+            found.append((cand, pos + n))
+    if implicit and name != "wh":
+        found.append((EMPTY, pos))
+    return found
+
+
+def _tails(tokens: list[str], pos: int, implicit: bool) -> Iterator[tuple[str, str, str]]:
+    """Every way the words from `pos` on read as obj, prep, obj2."""
+    for obj, p5 in _slot_readings(tokens, "obj", pos, 1, implicit):
+        for prep, p6 in _slot_readings(tokens, "prep", p5, 3, implicit):
+            for obj2, p7 in _slot_readings(tokens, "obj2", p6, 3, implicit):
+                if p7 == len(tokens):
+                    yield obj, prep, obj2
+
+
 def parse_raw_question(raw: str) -> tuple[str, ...] | None:
     """Split a raw question such as 'what did someone _ say _ about _?' into 7 slots.
 
@@ -161,39 +184,20 @@ def parse_raw_question(raw: str) -> tuple[str, ...] | None:
     ("What did someone jump over?", older checkpoints, people) is split with empty slots allowed anywhere, and
     only a valid split counts there. Returns None when it cannot be split.
     """
-    text = raw.strip().lower().rstrip("?").strip()
-    tokens = text.split()
-    vocab = slot_vocabulary()
+    tokens = raw.strip().lower().rstrip("?").strip().split()
     implicit = EMPTY not in tokens
-
-    def take(name: str, pos: int, max_words: int = 3) -> list[tuple[str, int]]:
-        found = []
-        for n in range(1, max_words + 1):
-            cand = " ".join(tokens[pos : pos + n])
-            if pos + n <= len(tokens) and cand in vocab[name]:
-                found.append((cand, pos + n))
-        if implicit and name != "wh":
-            found.append((EMPTY, pos))
-        return found
-
-    for wh, p1 in take("wh", 0, 2):
-        for aux, p2 in take("aux", p1, 1):
-            for subj, p3 in take("subj", p2, 1):
+    for wh, p1 in _slot_readings(tokens, "wh", 0, 2, implicit):
+        for aux, p2 in _slot_readings(tokens, "aux", p1, 1, implicit):
+            for subj, p3 in _slot_readings(tokens, "subj", p2, 1, implicit):
                 # the verb takes 1..4 words, the rest must be obj prep obj2
-                for n in range(1, 5):
-                    p4 = p3 + n
-                    if p4 > len(tokens):
-                        break
+                for p4 in range(p3 + 1, min(p3 + 4, len(tokens)) + 1):
                     verb = " ".join(tokens[p3:p4])
                     if EMPTY in verb.split():
                         continue
-                    for obj, p5 in take("obj", p4, 1):
-                        for prep, p6 in take("prep", p5, 3):
-                            for obj2, p7 in take("obj2", p6, 3):
-                                if p7 == len(tokens):
-                                    slots = (wh, aux, subj, verb, obj, prep, obj2)
-                                    if not implicit or is_valid(slots):
-                                        return slots
+                    for obj, prep, obj2 in _tails(tokens, p4, implicit):
+                        slots = (wh, aux, subj, verb, obj, prep, obj2)
+                        if not implicit or is_valid(slots):
+                            return slots
     return None
 
 

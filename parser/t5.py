@@ -21,7 +21,9 @@ from spacy.tokens import Span
 
 from parser import lexicon, qasrl_slots
 from parser.embedded import DEFAULT_MODEL, EmbeddedParser, SentenceJob
-from parser.embedded.rules import copular_frame, is_verbal_predicate, nominal_verb
+from parser.embedded.copular import copular_frame
+from parser.embedded.nominal import nominal_verb
+from parser.embedded.verbal import is_verbal_predicate
 from parser.types import Answer, PredicateFrame, QAPair
 
 log = logging.getLogger(__name__)

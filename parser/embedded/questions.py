@@ -1,0 +1,141 @@
+"""Question text in the 7-slot QA-SRL template, and QA pairs with their answer spans.
+
+The questions copy the predicate's conjugation (voice, tense, modality, negation); every question is checked
+against the QA-SRL slot grammar before it is kept, so the backend never emits an invalid one.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from spacy.tokens import Doc
+from spacy.tokens import Token as SpacyToken
+
+from parser import lexicon, qasrl_slots
+from parser.embedded import words as W
+from parser.embedded.arguments import Arg
+from parser.embedded.syntax import NOUN_TAGS, PROPER_TAGS, doc_text, trim
+from parser.types import Answer, QAPair
+
+EMPTY = "_"
+SPLIT_KINDS = frozenset({"subj", "obj", "agent", "prep", "obj2"})
+CONJUNCT_TAGS = NOUN_TAGS | PROPER_TAGS | {"PRP", "CD"}
+
+
+@dataclass(frozen=True, slots=True)
+class VerbInfo:
+    """How the predicate is conjugated in the sentence; the questions copy it."""
+
+    stem: str
+    past: bool = False
+    modal: str = ""
+    perfect: bool = False
+    progressive: bool = False
+    passive: bool = False
+    negated: bool = False
+    participle: str = ""  # the sentence's own past participle, when the lexicon's differs (born / borne)
+
+
+def aux_and_verb(info: VerbInfo, wh_is_subject: bool) -> tuple[str, str]:
+    """The aux and verb slots for `info`; QA-SRL's aux vocabulary is singular (is/was/has/does)."""
+    forms = lexicon.verb_forms(info.stem)
+    if info.participle:
+        forms = replace(forms, past_participle=info.participle)
+    neg = info.negated
+    not_prefix = ""
+    if info.modal:
+        aux = info.modal
+        if neg:
+            if aux in W.NEGATED_AUX:
+                aux = W.NEGATED_AUX[aux]
+            else:
+                not_prefix = "not "
+        if info.passive:
+            verb = ("have been " if info.perfect else "be being " if info.progressive else "be ") + forms.past_participle
+        elif info.perfect:
+            verb = ("have been " + forms.present_participle) if info.progressive else ("have " + forms.past_participle)
+        elif info.progressive:
+            verb = "be " + forms.present_participle
+        else:
+            verb = forms.stem
+        return aux, not_prefix + verb
+    if info.perfect:
+        aux = "had" if info.past else "has"
+        if info.passive:
+            verb = "been " + forms.past_participle
+        elif info.progressive:
+            verb = "been " + forms.present_participle
+        else:
+            verb = forms.past_participle
+        return (W.NEGATED_AUX[aux] if neg else aux), verb
+    if info.passive or info.progressive:
+        aux = "was" if info.past else "is"
+        if info.passive:
+            verb = ("being " if info.progressive else "") + forms.past_participle
+        else:
+            verb = forms.present_participle
+        return (W.NEGATED_AUX[aux] if neg else aux), verb
+    if wh_is_subject and not neg:
+        return EMPTY, forms.past if info.past else forms.present3
+    aux = "did" if info.past else "does"
+    return (W.NEGATED_AUX[aux] if neg else aux), forms.stem
+
+
+def make_question(
+    info: VerbInfo, wh: str, subj: str = EMPTY, obj: str = EMPTY, prep: str = EMPTY, obj2: str = EMPTY
+) -> tuple[str, ...] | None:
+    """7 slots for a question, or None when the combination is not a valid QA-SRL question."""
+    aux, verb = aux_and_verb(info, wh_is_subject=subj == EMPTY)
+    slots = (wh, aux, subj, verb, obj, prep, obj2)
+    return slots if qasrl_slots.is_valid(slots) else None
+
+
+def qa_pair(slots: tuple[str, ...] | None, span: tuple[int, int], doc: Doc, offset: int) -> QAPair | None:
+    """The QA for a question and its answer span (sentence-relative; `offset` makes it global)."""
+    if slots is None or span[0] >= span[1]:
+        return None
+    start, end = span
+    first, last = doc[start], doc[end - 1]
+    text = doc_text(doc)[first.idx : last.idx + len(last)]
+    return QAPair(slots, qasrl_slots.render(slots), [Answer(start + offset, end + offset, text)], qasrl_slots.role_of(slots))
+
+
+def conjunct_spans(span: tuple[int, int], head: SpacyToken | None) -> list[tuple[int, int]]:
+    """A coordinated noun phrase as one span per conjunct ("A, B and C" answers the question three times)."""
+    if head is None or head.tag_ not in CONJUNCT_TAGS:
+        return [span]
+    heads = [head]
+    i = 0
+    while i < len(heads):
+        heads.extend(c for c in heads[i].children if c.dep_ == "conj" and c.tag_ in CONJUNCT_TAGS)
+        i += 1
+    heads = sorted({h.i: h for h in heads if span[0] <= h.i < span[1]}.values(), key=lambda h: h.i)
+    if len(heads) < 2:
+        return [span]
+    doc = head.doc
+    out = []
+    for k, h in enumerate(heads):
+        start = span[0] if k == 0 else h.left_edge.i
+        end = heads[k + 1].left_edge.i if k + 1 < len(heads) else span[1]
+        piece = trim(doc, start, end)
+        if piece[0] < piece[1]:
+            out.append(piece)
+    return out or [span]
+
+
+def split_conjuncts(qa: QAPair, arg: Arg, doc: Doc, offset: int) -> None:
+    """Answer a core question once per conjunct of a coordinated noun phrase."""
+    if arg.kind not in SPLIT_KINDS:
+        return
+    pieces = conjunct_spans(arg.span, arg.head)
+    if len(pieces) > 1:
+        text = doc_text(doc)
+        qa.answers = [Answer(a + offset, b + offset, text[doc[a].idx : doc[b - 1].idx + len(doc[b - 1])]) for a, b in pieces]
+
+
+def add_qas(frame_qas: list[QAPair], questions: list[tuple[tuple[str, ...] | None, Arg]], doc: Doc, offset: int) -> None:
+    """Append each (question, argument) as a QA, core answers split per conjunct."""
+    for slots, arg in questions:
+        qa = qa_pair(slots, arg.span, doc, offset)
+        if qa is not None:
+            split_conjuncts(qa, arg, doc, offset)
+            frame_qas.append(qa)

@@ -1,0 +1,327 @@
+"""Verbal predicates: the verb's conjugation, its arguments (own dependents and the controlling clause's), QAs."""
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+
+from spacy.tokens import Token as SpacyToken
+
+from parser import lexicon
+from parser.embedded import words as W
+from parser.embedded.arguments import (
+    Arg,
+    adverbial_argument,
+    adverbial_clause,
+    clause_adjunct,
+    find_subject,
+    governor,
+    prep_argument,
+)
+from parser.embedded.questions import EMPTY, VerbInfo, add_qas, make_question
+from parser.embedded.syntax import (
+    AUX_DEPS,
+    RELATIVE_WORDS,
+    VERB_TAGS,
+    covers,
+    first_child,
+    np_antecedent,
+    subtree_span,
+    without,
+)
+from parser.embedded.wordclass import core_wh, filler
+from parser.types import PredicateFrame
+
+INHERIT_ADJUNCTS = True
+INHERIT_DEPS = frozenset({"xcomp", "conj", "advcl"})
+INHERIT_WH = frozenset({"when", "where", "why"})
+Question = tuple[tuple[str, ...] | None, Arg]
+
+
+def is_verbal_predicate(tok: SpacyToken) -> bool:
+    """A verb that heads its own frame: not an auxiliary, not a form of 'be' (copular frames handle those)."""
+    if tok.tag_ not in VERB_TAGS or tok.dep_ in AUX_DEPS or not tok.is_alpha:
+        return False
+    return lexicon.verb_stem(tok.lower_, tok.tag_) != "be"
+
+
+# ------------------------------------------------------------------------------------------------ conjugation
+
+
+def own_aux(v: SpacyToken) -> list[SpacyToken]:
+    return [c for c in v.children if c.dep_ in AUX_DEPS and c.i < v.i]
+
+
+@dataclass(slots=True)
+class _Tense:
+    modal: str = ""
+    perfect: bool = False
+    progressive: bool = False
+    passive: bool = False
+    past: bool = False
+    finite_seen: bool = False
+
+
+def _read_auxiliaries(v: SpacyToken, auxes: list[SpacyToken], t: _Tense) -> None:
+    """Modality, perfect, progressive, passive and tense from the auxiliaries, in order."""
+    for a in auxes:
+        low = a.lower_
+        if a.tag_ == "MD" or low in W.MODAL_MAP and a.tag_ not in {"VBP", "VBZ", "VBD"}:
+            t.modal = t.modal or W.MODAL_MAP.get(low, "might")
+            t.finite_seen = True
+        elif low == "to":
+            t.modal = t.modal or "might"
+        else:
+            a_stem = lexicon.verb_stem(low, a.tag_)
+            if not t.finite_seen and a.tag_ in {"VBD", "VBZ", "VBP"}:
+                t.past = a.tag_ == "VBD"
+                t.finite_seen = True
+            if a_stem == "have":
+                t.perfect = True
+            elif a_stem == "be":
+                if a.dep_ == "auxpass" or v.tag_ == "VBN":
+                    t.passive = True
+                else:
+                    t.progressive = t.progressive or v.tag_ == "VBG"
+            elif a_stem == "get" and v.tag_ == "VBN":
+                t.passive = True
+
+
+def verb_info(v: SpacyToken, stem: str) -> VerbInfo:
+    auxes = own_aux(v)
+    if not auxes and v.dep_ == "conj" and v.tag_ in {"VBN", "VBG"} and v.head.tag_ == v.tag_:
+        auxes = own_aux(v.head)
+    negated = any(c.dep_ == "neg" for c in v.children)
+    t = _Tense(past=v.tag_ == "VBD")
+    _read_auxiliaries(v, auxes, t)
+    if any(c.dep_ in {"nsubjpass", "csubjpass"} for c in v.children):
+        t.passive = True
+    if v.tag_ == "VBN" and not auxes and v.dep_ in {"acl", "amod", "advcl", "conj", "xcomp", "ccomp", "oprd"}:
+        t.passive = v.dep_ != "conj" or _passive_head(v)
+    if v.tag_ == "VBG" and not auxes:
+        t.progressive = True
+    if not t.finite_seen and not t.modal:
+        _tense_from_governor(v, auxes, t)
+    if v.tag_ == "VBN" and t.perfect and not t.passive:
+        t.progressive = False
+    participle = v.lower_ if v.tag_ == "VBN" and v.lower_ in lexicon.ALTERNATE_PARTICIPLES else ""
+    return VerbInfo(stem, t.past, t.modal, t.perfect, t.progressive and not t.passive, t.passive, negated, participle)
+
+
+def _tense_from_governor(v: SpacyToken, auxes: list[SpacyToken], t: _Tense) -> None:
+    """A non-finite verb takes its tense from the clause it belongs to; bare infinitives read as 'might'."""
+    gov = governor(v)
+    if gov is not None:
+        t.past = gov.tag_ == "VBD" or any(a.tag_ == "VBD" for a in own_aux(gov))
+    if v.tag_ == "VB" and not any(a.lower_ in {"do", "does", "did"} for a in auxes) and v.dep_ != "ROOT":
+        t.modal = "might" if v.dep_ in {"xcomp", "advcl", "acl", "relcl", "ccomp", "conj", "pcomp"} else ""
+
+
+def _passive_head(v: SpacyToken) -> bool:
+    head = v.head
+    return any(c.dep_ == "auxpass" for c in head.children) or head.dep_ in {"acl", "amod"}
+
+
+# ------------------------------------------------------------------------------------------------ arguments
+
+
+@dataclass(slots=True)
+class _VerbArgs:
+    """The arguments collected from a verb's dependents, in order, and whether it has a direct object."""
+
+    v: SpacyToken
+    args: list[Arg] = field(default_factory=list)
+    has_obj: bool = False
+    particle: str = ""
+
+    def add(self, arg: Arg | None, is_obj: bool = False) -> None:
+        if arg is not None:
+            self.args.append(arg)
+            self.has_obj = self.has_obj or is_obj
+
+    def prt(self, c: SpacyToken) -> None:
+        self.particle = c.lower_
+
+    def direct_object(self, c: SpacyToken) -> None:
+        if c.tag_ in {"EX"}:
+            return
+        v = self.v
+        if c.lower_ in RELATIVE_WORDS and v.dep_ == "relcl":
+            self.add(Arg("obj", np_antecedent(v.head, v), v.head), is_obj=True)
+        else:
+            self.add(Arg("obj", subtree_span(c), c), is_obj=True)
+
+    def dative(self, c: SpacyToken) -> None:
+        if c.tag_ == "IN" and any(g.dep_ == "pobj" for g in c.children):
+            pobj = next(g for g in c.children if g.dep_ == "pobj")
+            self.add(Arg("prep", subtree_span(pobj), pobj, core_wh(pobj), c.lower_))
+        else:
+            self.add(Arg("obj2", subtree_span(c), c, core_wh(c), "to"))
+
+    def ccomp(self, c: SpacyToken) -> None:
+        doc = self.v.doc
+        span = subtree_span(c)
+        if span[0] < span[1] and doc[span[0]].dep_ == "mark" and doc[span[0]].lower_ in {"that", "whether", "if"}:
+            span = (span[0] + 1, span[1])
+        if span[0] < span[1] and not (span[0] <= self.v.i < span[1]):
+            self.add(Arg("obj", span, None, "what"), is_obj=True)
+
+    def xcomp(self, c: SpacyToken) -> None:
+        v = self.v
+        span = subtree_span(c)
+        if c.tag_ in VERB_TAGS:
+            purpose = (
+                any(g.dep_ == "aux" and g.lower_ == "to" for g in c.children)
+                and lexicon.verb_stem(v.lower_, v.tag_) not in W.INFINITIVE_TAKERS
+            )
+            # "were carried to reclining chairs to help them": a purpose, not what was carried
+            self.add(Arg("adj", span, c, "why") if purpose else Arg("xcomp", span, c, "what"))
+        elif c.tag_ in {"JJ", "JJR", "JJS", "RB"}:
+            self.add(Arg("adj", span, c, "how"))
+        else:
+            self.add(Arg("obj", span, c, "what"), is_obj=True)
+
+    def complement(self, c: SpacyToken) -> None:
+        span = subtree_span(c)
+        self.add(Arg("adj", span, c, "how") if c.tag_.startswith("JJ") else Arg("obj2", span, c, "what"))
+
+    def agent(self, c: SpacyToken) -> None:
+        pobj = first_child(c, "pobj")
+        if pobj is not None:
+            self.add(Arg("agent", subtree_span(pobj), pobj, core_wh(pobj)))
+
+    def prep(self, c: SpacyToken) -> None:
+        self.add(prep_argument(self.v, c))
+
+    def adverb(self, c: SpacyToken) -> None:
+        self.add(adverbial_argument(c))
+
+    def advcl(self, c: SpacyToken) -> None:
+        self.add(adverbial_clause(c))
+
+    def pobj(self, c: SpacyToken) -> None:
+        if self.v.dep_ == "prep":  # participles used as prepositions ("including X", "according to X")
+            self.add(Arg("obj", subtree_span(c), c), is_obj=True)
+
+
+_HANDLERS: dict[str, Callable[[_VerbArgs, SpacyToken], None]] = {
+    "prt": _VerbArgs.prt,
+    "dobj": _VerbArgs.direct_object,
+    "attr": _VerbArgs.direct_object,
+    "dative": _VerbArgs.dative,
+    "ccomp": _VerbArgs.ccomp,
+    "xcomp": _VerbArgs.xcomp,
+    "acomp": _VerbArgs.complement,
+    "oprd": _VerbArgs.complement,
+    "agent": _VerbArgs.agent,
+    "prep": _VerbArgs.prep,
+    "advmod": _VerbArgs.adverb,
+    "npadvmod": _VerbArgs.adverb,
+    "tmod": _VerbArgs.adverb,
+    "advcl": _VerbArgs.advcl,
+    "pobj": _VerbArgs.pobj,
+}
+
+
+def verbal_arguments(v: SpacyToken) -> tuple[list[Arg], bool]:
+    """The arguments of a verb, and whether it has a direct object (the questions mention it then)."""
+    found = _VerbArgs(v)
+    subj = find_subject(v)
+    if subj is not None and subj[0][0] < subj[0][1] and not (subj[0][0] <= v.i < subj[0][1]):
+        found.add(Arg("subj", subj[0], subj[1]))
+    for c in v.children:
+        handler = _HANDLERS.get(c.dep_)
+        if handler is not None:
+            handler(found, c)
+    if INHERIT_ADJUNCTS and v.dep_ in INHERIT_DEPS and v.head.tag_ in VERB_TAGS:
+        _inherit_adjuncts(v, found.args)
+    if not found.has_obj:
+        _quoted_clause(v, found)
+    if found.particle:
+        for arg in found.args:
+            if arg.kind == "obj":
+                arg.prep = found.particle
+    return found.args, found.has_obj
+
+
+def _inherit_adjuncts(v: SpacyToken, args: list[Arg]) -> None:
+    """Verbs in a chain (xcomp, conjoined verbs) share the head clause's time, place and reason."""
+    covered = {a.wh for a in args if a.kind == "adj"}
+    for c in v.head.children:
+        if c.i == v.i or c.dep_ not in {"prep", "advmod", "npadvmod", "advcl"} or covers(c, v.i):
+            continue
+        arg = clause_adjunct(v.head, c)
+        if arg is not None and arg.kind == "adj" and arg.wh in INHERIT_WH and arg.wh not in covered:
+            args.append(arg)
+
+
+def _quoted_clause(v: SpacyToken, found: _VerbArgs) -> None:
+    """A quote's "he said": the quoted clause is what was said."""
+    if v.dep_ in {"parataxis", "ccomp", "conj"} and lexicon.verb_stem(v.lower_, v.tag_) in W.SAY_VERBS:
+        head = v.head
+        if head.tag_ in VERB_TAGS:
+            span = without(head, v)
+            if span[0] < span[1]:
+                found.add(Arg("obj", span, None, "what"), is_obj=True)
+
+
+# ------------------------------------------------------------------------------------------------ questions
+
+
+def questions_for(info: VerbInfo, args: list[Arg], has_obj: bool) -> list[Question]:
+    """One question per argument, phrased with the other core arguments as someone/something."""
+    subj = next((a for a in args if a.kind == "subj"), None)
+    obj = next((a for a in args if a.kind == "obj"), None)
+    subj_fill = filler(subj.head) if subj else "someone"
+    obj_fill = filler(obj.head) if obj and obj.head is not None else "something"
+    own_obj = obj_fill if has_obj and not info.passive else EMPTY
+    active = replace(info, passive=False, progressive=info.progressive)
+    out: list[Question] = []
+    for a in args:
+        wh = a.wh or (core_wh(a.head) if a.head is not None else "what")
+        if a.kind == "subj":
+            q = make_question(info, wh, obj=own_obj)
+        elif a.kind == "agent":
+            q = make_question(active, wh, obj=filler(subj.head) if subj else "something")
+        elif a.kind == "obj":
+            q = make_question(info, wh, subj=subj_fill, prep=a.prep if a.prep else EMPTY)
+            if q is None:
+                q = make_question(info, wh, subj=subj_fill)
+        elif a.kind == "obj2":
+            q = _second_object_question(info, wh, a, subj_fill, own_obj)
+        elif a.kind == "xcomp":
+            q = make_question(info, "what", subj=subj_fill, obj2="to do")
+        elif a.kind == "prep":
+            q = make_question(info, wh, subj=subj_fill, obj=own_obj, prep=a.prep)
+        else:  # adjuncts
+            q = make_question(info, wh, subj=subj_fill, obj=own_obj)
+        out.append((q, a))
+    return out
+
+
+def _second_object_question(info: VerbInfo, wh: str, a: Arg, subj_fill: str, base_obj: str) -> tuple[str, ...] | None:
+    prep = a.prep if base_obj != EMPTY else EMPTY
+    q = make_question(info, wh, subj=subj_fill, obj=base_obj if base_obj != EMPTY else "something", prep=prep)
+    if q is None:
+        q = make_question(info, wh, subj=subj_fill, obj=base_obj)
+    return q
+
+
+def dedupe(args: list[Arg], predicate: int) -> list[Arg]:
+    seen: set[tuple[int, int]] = set()
+    kept = []
+    for a in args:
+        if a.span in seen or a.span[0] >= a.span[1] or a.span[0] <= predicate < a.span[1]:
+            continue
+        seen.add(a.span)
+        kept.append(a)
+    return kept
+
+
+def verbal_frame(v: SpacyToken, offset: int, sentence_index: int) -> PredicateFrame:
+    stem = lexicon.verb_stem(v.lower_, v.tag_)
+    info = verb_info(v, stem)
+    args, has_obj = verbal_arguments(v)
+    args = dedupe(args, v.i)
+    frame = PredicateFrame(v.i + offset, v.text, stem, "verbal", sentence_index, "VERB")
+    add_qas(frame.qas, questions_for(info, args, has_obj), v.doc, offset)
+    return frame
