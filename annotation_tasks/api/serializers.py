@@ -27,6 +27,7 @@ from annotation_tasks.models import (
     Worker,
 )
 from annotation_tasks.models.projects import Protocol
+from annotation_tasks.services.batches import publish_blockers
 
 
 class ProjectSerializer(serializers.ModelSerializer):
@@ -167,21 +168,31 @@ class AtomicFactSerializer(serializers.ModelSerializer):
         return _gold_value(fact)
 
 
+class PublishBlockerSerializer(serializers.Serializer):
+    code = serializers.CharField(help_text="The rule that blocks: status, provider, no_units, insufficient_funds...")
+    message = serializers.CharField(help_text="Why, for people.")
+
+
 class BatchSerializer(serializers.ModelSerializer):
     provider = serializers.ChoiceField(choices=[(p, p) for p in available_providers()], default="local")
     unit_count = serializers.IntegerField(read_only=True)
     units_by_status = serializers.SerializerMethodField()
+    publishable = serializers.SerializerMethodField(help_text="Whether the batch can be published now.")
+    publish_blockers = serializers.SerializerMethodField(
+        help_text="Why not (empty when publishable); the balance is checked by the estimate, not here."
+    )
 
     class Meta:
         model = Batch
         fields = [
             "id", "project", "name", "provider", "status", "settings", "provider_ref", "created_at", "published_at",
-            "unit_count", "units_by_status",
+            "unit_count", "units_by_status", "publishable", "publish_blockers",
         ]
         read_only_fields = ["status", "provider_ref", "created_at", "published_at"]
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
+        self._publish_blockers: dict[int, list[dict[str, str]]] = {}
         request = self.context.get("request")
         if request is not None and "project" in self.fields:
             from annotation_tasks.api.permissions import researcher_projects
@@ -194,6 +205,19 @@ class BatchSerializer(serializers.ModelSerializer):
         for unit in batch.units.all():
             counts[unit.status] = counts.get(unit.status, 0) + 1
         return counts
+
+    def _blockers(self, batch: Batch) -> list[dict[str, str]]:
+        """The service's publish checks, run once per batch for both fields."""
+        if batch.pk not in self._publish_blockers:
+            self._publish_blockers[batch.pk] = [b.as_dict() for b in publish_blockers(batch)]
+        return self._publish_blockers[batch.pk]
+
+    def get_publishable(self, batch: Batch) -> bool:
+        return not self._blockers(batch)
+
+    @extend_schema_field(PublishBlockerSerializer(many=True))
+    def get_publish_blockers(self, batch: Batch) -> list[dict[str, str]]:
+        return self._blockers(batch)
 
 
 class PublishSerializer(serializers.Serializer):
@@ -212,6 +236,8 @@ class CostEstimateSerializer(serializers.Serializer):
     total = serializers.DecimalField(max_digits=12, decimal_places=2)
     currency = serializers.CharField()
     balance = serializers.DecimalField(max_digits=12, decimal_places=2, allow_null=True)
+    publishable = serializers.BooleanField(help_text="Whether publishing would go ahead (rules and balance).")
+    publish_blockers = PublishBlockerSerializer(many=True)
 
 
 class UnitSerializer(serializers.ModelSerializer):

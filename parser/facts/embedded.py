@@ -12,6 +12,7 @@ whole as one fact, so no claim is silently dropped.
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -181,6 +182,11 @@ def _name_tokens(token: Any) -> list[Any]:
     return [t for t in token.doc[start : token.i + 1]]
 
 
+def _plain(word: str) -> str:
+    """A word without accents, lowercased: 'Martínez' and 'Martinez' name the same person."""
+    return "".join(c for c in unicodedata.normalize("NFKD", word) if not unicodedata.combining(c)).lower()
+
+
 def response_entity(docs: Sequence[Any]) -> Entity | None:
     """The first proper-name subject of the response, and the part of it the text uses alone most often."""
     for doc in docs[:2]:
@@ -192,12 +198,13 @@ def response_entity(docs: Sequence[Any]) -> Entity | None:
                 if len(parts) == 1:
                     return Entity(full, full)
                 uses: Counter = Counter()
+                plain = {_plain(p) for p in parts}
                 for other in docs:
                     for t in other:
-                        if t.text in parts and t.tag_.startswith("NNP"):
-                            left = other[t.i - 1].text if t.i else ""
-                            right = other[t.i + 1].text if t.i + 1 < len(other) else ""
-                            if left not in parts and right not in parts:
+                        if _plain(t.text) in plain and t.tag_.startswith("NNP"):
+                            left = _plain(other[t.i - 1].text) if t.i else ""
+                            right = _plain(other[t.i + 1].text) if t.i + 1 < len(other) else ""
+                            if left not in plain and right not in plain:
                                 uses[t.text] += 1
                 short = uses.most_common(1)[0][0] if uses else full
                 return Entity(full, short)
@@ -234,7 +241,12 @@ class SentenceFacts:
     # ------------------------------------------------------------------ phrases
 
     def render(self, tokens: Iterable[Any]) -> str:
-        toks = sorted(set(tokens), key=lambda t: t.i)
+        """Tokens in sentence order with their own spacing; a comma stays only between two kept tokens."""
+        kept = {t.i for t in tokens}
+        toks = sorted(
+            (t for t in set(tokens) if t.text not in {",", ";"} or (t.i - 1 in kept and t.i + 1 in kept)),
+            key=lambda t: t.i,
+        )
         out = []
         for k, t in enumerate(toks):
             out.append(t.text)
@@ -248,13 +260,13 @@ class SentenceFacts:
         for child in token.children:
             if child.dep_ in {"relcl", "advcl", "parataxis", "conj", "cc", "preconj", "mark", "appos"} and not (
                 child.dep_ == "appos" and child.tag_ == "CD"
-            ):
+            ) and not (child.dep_ in {"conj", "cc"} and self.is_name_pair(token)):
                 cut.add(child.i)
             elif child.dep_ == "acl" and child.text.lower() not in PRESENT_PARTICIPLE_STATES | {"to"}:
                 cut.add(child.i)
             elif child.dep_ == "prep" and (child.text.lower() in LIST_MARKERS or self.is_such_as(child)):
                 cut.add(child.i)
-            elif child.dep_ == "punct" and child.text in {",", ";", ":", "—", "–"}:
+            elif child.dep_ == "punct" and child.text in {":", "—", "–"}:
                 cut.add(child.i)
         return cut
 
@@ -271,14 +283,32 @@ class SentenceFacts:
         return keep
 
     def conjuncts(self, token: Any) -> list[Any]:
-        """The token and the tokens coordinated with it (a, b and c)."""
+        """The token and the tokens coordinated with it (a, b and c; 'a journalist, author and academic', which
+        the parser reads as an appositive list)."""
+        if self.is_name_pair(token):
+            return [token]
         out = [token]
-        stack = [c for c in token.children if c.dep_ == "conj"]
+        stack = [c for c in token.children if c.dep_ == "conj" or self.is_list_appos(c)]
         while stack:
             c = stack.pop(0)
             out.append(c)
             stack.extend(x for x in c.children if x.dep_ == "conj")
         return out
+
+    def is_list_appos(self, token: Any) -> bool:
+        """An appositive that is really the next item of a list: it has its own 'and' conjunct."""
+        return token.dep_ == "appos" and token.tag_ == token.head.tag_ and any(c.dep_ == "cc" for c in token.children)
+
+    def is_name_pair(self, token: Any) -> bool:
+        """'The Globe and Mail', 'Simon and Garfunkel': a name, not two things (a bare proper noun after 'and')."""
+        conj = [c for c in token.children if c.dep_ == "conj"]
+        return (
+            len(conj) == 1
+            and token.tag_.startswith("NNP")
+            and conj[0].tag_.startswith("NNP")
+            and not any(c.dep_ not in {"cc", "punct"} for c in conj[0].children)
+            and any(c.dep_ == "det" for c in token.children)
+        )
 
     def is_such_as(self, prep: Any) -> bool:
         return prep.text.lower() == "as" and any(c.text.lower() == "such" for c in prep.children)
@@ -301,36 +331,35 @@ class SentenceFacts:
                 det = first_det.text.lower()
                 text = f"{article(text) if det in {'a', 'an'} else det} {text}"
             out.extend(self.nested_variants(item, toks, text))
-            members = self.list_members(item)
+            owner, members = self.list_members(toks)
             if members:
                 out.extend(members)
-                self.category_facts(item, toks, members)
+                self.category_facts(owner, self.phrase(owner), members)
         return [v for v in dict.fromkeys(out) if v]
 
     def nested_variants(self, item: Any, toks: list[Any], text: str) -> list[str]:
-        """A phrase whose inner object is coordinated ("contributions to literature and television") gives one
-        rendering per inner item."""
-        for t in toks:
-            if t is item or t.dep_ != "pobj":
+        """A phrase with a coordination inside gives one rendering per inner item: 'contributions to literature and
+        television', 'social, political and economic issues'."""
+        for t in sorted(toks, key=lambda t: t.i):
+            if t is item or t.dep_ not in {"pobj", "amod", "compound", "nmod", "dobj"}:
                 continue
             inner = self.conjuncts(t)
             if len(inner) < 2:
                 continue
-            outside = [x for x in toks if x not in set(self.phrase(t))]
-            out = []
-            for conj in inner:
-                out.append(self.render(outside + self.phrase(conj)))
-            return out
+            own = set(self.phrase(t))
+            outside = [x for x in toks if x not in own]
+            return [self.render(outside + self.phrase(conj)) for conj in inner]
         return [text]
 
-    def list_members(self, noun: Any) -> list[str]:
-        """'films such as A and B', 'awards, including A and B': the members A, B."""
-        for child in noun.children:
-            if child.dep_ == "prep" and (child.text.lower() in LIST_MARKERS or self.is_such_as(child)):
-                objs = [c for c in child.children if c.dep_ in {"pobj", "dobj"}]
-                if objs:
-                    return [self.render(self.phrase(m)) for m in self.conjuncts(objs[0])]
-        return []
+    def list_members(self, toks: Iterable[Any]) -> tuple[Any, list[str]]:
+        """'films such as A and B', 'a range of topics, including A and B': the listing noun and the members."""
+        for noun in sorted(toks, key=lambda t: t.i):
+            for child in noun.children:
+                if child.dep_ == "prep" and (child.text.lower() in LIST_MARKERS or self.is_such_as(child)):
+                    objs = [c for c in child.children if c.dep_ in {"pobj", "dobj"}]
+                    if objs:
+                        return noun, [self.render(self.phrase(m)) for m in self.conjuncts(objs[0])]
+        return None, []
 
     def category_facts(self, noun: Any, toks: list[Any], members: list[str]) -> None:
         """'films such as A' -> 'A is a film.' (only for a plural category noun)."""
@@ -441,6 +470,12 @@ class SentenceFacts:
                     continue
                 if dep == "prep" and any(c.dep_ == "pcomp" and self.is_clause(c) for c in child.children):
                     continue  # 'before moving to X': a clause of its own
+                if dep == "prep" and low in LIST_MARKERS:
+                    cores.extend(o for c in child.children if c.dep_ in {"pobj", "dobj"} for o in self.conjuncts(c))
+                    continue  # 'covered many topics, including politics': 'covered politics'
+                if dep == "prep" and low == "as" and child.i < verb.i:
+                    self.as_role = child
+                    continue
                 mods.append(child)
         return cores, mods
 
@@ -449,8 +484,17 @@ class SentenceFacts:
             objs = [c for c in arg.children if c.dep_ in {"pobj", "pcomp"}]
             if not objs:
                 return [self.render(self.phrase(arg))]
+            if objs[0].tag_ in {"WDT", "WP"} and verb.dep_ == "relcl":
+                # 'the series in which she starred' -> 'starred in the series'
+                return [f"{self.render([arg]).lower()} {self.render(self.phrase(verb.head))}"]
             lead = [c for c in arg.children if c.i < arg.i] + [arg]
             lead_text = self.render(lead)
+            if lead_text.lower() == "to" and _is_date(objs[0]) and any(
+                c.dep_ == "prep" and c.text.lower() == "from" for c in list(arg.head.children) + [arg.head]
+            ):
+                lead_text = "until"  # 'from 1992 to 2006': 'from 1992', 'until 2006'
+            if lead[0].i == 0 and not lead[0].tag_.startswith("NNP"):
+                lead_text = lead_text[:1].lower() + lead_text[1:]
             if verb.text.lower() == "born" and lead_text.lower() == "on" and not _has_day(objs[0]):
                 lead_text = "in"
             return [f"{lead_text} {v}" for v in self.variants(objs[0])]
@@ -484,8 +528,13 @@ class SentenceFacts:
         if not subject:
             return
         group = self.verb_group(verb)
+        self.as_role = None
         cores, mods = self.arguments(verb)
-        core_variants = [v for c in cores for v in self.arg_variants(c, verb)]
+        if self.as_role is not None:  # 'As a singer, X was ...' -> 'X is a singer.'
+            role = [c for c in self.as_role.children if c.dep_ == "pobj"]
+            for v in self.variants(role[0]) if role else []:
+                self.add(subject, "was" if self.past else "is", v)
+        core_variants = [v for c in cores for v in (self.arg_variants(c, verb) if c.dep_ in CORE_DEPS | {"agent"} else [self.render(self.phrase(c))])]
         mod_variants = [v for m in mods for v in self.arg_variants(m, verb)]
         if not core_variants and not mod_variants:
             if pos(verb) == "VERB":
@@ -508,7 +557,7 @@ class SentenceFacts:
 
     def appositive(self, appos: Any) -> None:
         head = appos.head
-        if appos.tag_ == "CD" or pos(head) not in {"NOUN", "PROPN"}:
+        if appos.tag_ == "CD" or pos(head) not in {"NOUN", "PROPN"} or self.is_list_appos(appos):
             return
         be = "was" if self.past else "is"
         head_text = self.render(self.phrase(head))
