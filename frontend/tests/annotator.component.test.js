@@ -343,6 +343,19 @@ describe('<factcrowd-annotator> component', () => {
     expect([...ids].sort((a, b) => a - b)).toEqual(Array.from({ length: 40 }, (_, k) => 1000 + k))
   })
 
+  it('renders the sections of the plan, each with the component of its kind', async () => {
+    const b = unit.responses[1]
+    unit.plan = [{ kind: 'qa_validation', response_id: b.id }, { kind: 'pairwise', aspects: ['faithfulness', 'relevance'] }]
+    const w = await mountAnnotator()
+    expect(byTestId(w, 'step-tab').map((t) => t.attributes('data-section-kind'))).toEqual(['validation', 'pairwise'])
+    expect(byTestId(w, 'validation-item').map((q) => Number(q.attributes('data-qa-id')))).toEqual(b.qas.map((q) => q.id))
+    expect(byTestId(w, 'qa-item')).toHaveLength(0)
+    await press('Enter')
+    await press(']')
+    expect(byTestId(w, 'pairwise-item').map((p) => p.attributes('data-aspect'))).toEqual(['faithfulness', 'relevance'])
+    expect(byTestId(w, 'response-text')).toHaveLength(2) // both responses, side by side
+  })
+
   it('? opens the instructions with worked examples; Escape closes them', async () => {
     const w = await mountAnnotator()
     await press('Enter')

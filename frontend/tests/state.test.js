@@ -21,7 +21,7 @@ describe('sections', () => {
     expect(model.sections.at(-1).items.map((i) => i.aspect)).toEqual(['faithfulness', 'relevance'])
   })
   it('factscore and validation modes', () => {
-    expect(kinds(setup({ mode: 'factscore' }).model)).toEqual(['fact:0', 'fact:1', 'pairwise:null'])
+    expect(kinds(setup({ mode: 'factscore' }).model)).toEqual(['fact:0', 'fact:1'])
     expect(kinds(setup({ mode: 'validation' }).model)).toEqual(['validation:0', 'validation:1'])
   })
   it('orders QAs by predicate position', () => {

@@ -47,18 +47,15 @@ export function buildModel(unit) {
   const prefix = (r) => (many ? `${r.letter} · ` : '')
   const qaItems = (r, tag) => r.qas.map((q) => ({ key: `${tag}${q.id}`, id: q.id, qa: q, predicate: r.predicateById.get(q.predicate_id) }))
   const sections = []
-  const spanStep = new Set() // responses whose spans are judged in a step 1
   let aspects = []
   for (const { kind, response, entry } of resolvePlan(unit)) {
     const r = responses[response]
-    const base = { kind: SECTION_KIND[kind], planKind: kind, response, step: null }
+    const base = { kind: SECTION_KIND[kind], planKind: kind, response, step: entry.step ?? null }
     if (kind === 'span_coverage') {
-      if (!r.spans.length) continue // nothing to judge: its QAs are asked in step 1 instead
-      spanStep.add(response)
-      sections.push({ ...base, step: 1, title: `${prefix(r)}Spans`, items: r.spans.map((s) => ({ key: `s${s.id}`, id: s.id, span: s })) })
+      sections.push({ ...base, title: `${prefix(r)}Spans`, items: r.spans.map((s) => ({ key: `s${s.id}`, id: s.id, span: s })) })
     } else if (kind === 'qa_support') {
-      const derives = spanStep.has(response)
-      sections.push({ ...base, step: derives ? 2 : 1, title: `${prefix(r)}QAs`, derivesFromSpans: derives, items: qaItems(r, 'q') })
+      // derived_from_spans: a QA whose span was marked not covered in step 1 is not asked (not supported)
+      sections.push({ ...base, title: `${prefix(r)}QAs`, derivesFromSpans: !!entry.derived_from_spans, items: qaItems(r, 'q') })
     } else if (kind === 'fact_labeling') {
       sections.push({ ...base, title: `${prefix(r)}Facts`, items: null })
     } else if (kind === 'qa_validation') {

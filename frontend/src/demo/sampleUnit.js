@@ -45,12 +45,17 @@ function response(id, label, text, preds, facts) {
   }
 }
 
-/** The plan the server sends with the unit (docs/annotator-api.md): the sections, in order. */
+/** The plan the server sends with the unit (docs/annotator-api.md, annotation_tasks/protocols/): the sections. */
 function samplePlan(mode, rag, responses) {
-  const per = { qasem: ['span_coverage', 'qa_support'], factscore: ['fact_labeling'], validation: ['qa_validation'] }[mode] || []
-  const plan = responses.flatMap((r) => per.map((kind) => ({ kind, response_id: r.id })))
-  if (mode !== 'validation') plan.push({ kind: 'pairwise', aspects: rag ? ['faithfulness', 'relevance'] : ['consistency'] })
-  return plan
+  if (mode === 'factscore') return responses.map((r) => ({ kind: 'fact_labeling', response_id: r.id }))
+  if (mode === 'validation') return responses.map((r) => ({ kind: 'qa_validation', response_id: r.id }))
+  return [
+    ...responses.flatMap((r) => [
+      { kind: 'span_coverage', response_id: r.id, step: 1 },
+      { kind: 'qa_support', response_id: r.id, step: 2, derived_from_spans: true },
+    ]),
+    { kind: 'pairwise', response_ids: responses.map((r) => r.id), aspects: rag ? ['faithfulness', 'relevance'] : ['consistency'] },
+  ]
 }
 
 export function sampleUnit({ mode = 'qasem', rag = false, draft = null, preview = false } = {}) {
@@ -76,7 +81,7 @@ export function sampleUnit({ mode = 'qasem', rag = false, draft = null, preview 
     project: {
       name: 'Measles news · consistency',
       instructions: 'Judge only against the reference on the left. Your own knowledge does not count.',
-      protocol: mode === 'qasem' ? ['span_coverage', 'qa_support', 'pairwise'] : mode === 'factscore' ? ['fact_labeling', 'pairwise'] : ['qa_validation'],
+      protocol: mode === 'qasem' ? ['span_coverage', 'qa_support', 'pairwise'] : mode === 'factscore' ? ['fact_labeling'] : ['qa_validation'],
     },
     source: rag
       ? { id: 1, text: '', question: 'Who died of measles in Ohio?', passages: [

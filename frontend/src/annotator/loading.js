@@ -1,0 +1,25 @@
+// Where the unit comes from: embedded in the page (unit-data-id: the first paint needs no request) or fetched.
+import { ApiError } from './api.js'
+
+/**
+ * The unit the page embedded in <script type="application/json" id=...>, or null (no id, no such element, not a
+ * unit): then it is fetched. `root` is the element's root node (its id may live in a shadow root around it).
+ */
+export function embeddedUnit(id, root = null, doc = typeof document === 'undefined' ? null : document) {
+  if (!id || !doc) return null
+  const el = root?.getElementById?.(id) || doc.getElementById(id)
+  if (!el) return null
+  try {
+    const data = JSON.parse(el.textContent)
+    return data && typeof data === 'object' && Array.isArray(data.responses) ? data : null
+  } catch {
+    return null
+  }
+}
+
+/** What the worker reads when the unit could not be loaded. */
+export function loadErrorText(err) {
+  return err instanceof ApiError && err.status === 403
+    ? 'This link is not valid (expired, or not yours).'
+    : 'Could not load the task. Check your connection and reload the page.'
+}
