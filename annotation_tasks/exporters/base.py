@@ -2,8 +2,8 @@
 
 Exporters are generators of lines. They read responses in chunks by primary key (``WHERE id > last ORDER BY
 id LIMIT n``), so memory holds one chunk whatever the project's size, and the same query works on SQLite
-and PostgreSQL. Labels of a chunk go through annotation_tasks.analysis.aggregation.majority_labels, so the
-tie rule is the analysis's.
+and PostgreSQL. Labels of a chunk are read through their protocol's label level (level_votes) and go through
+annotation_tasks.analysis.aggregation.majority_labels, so the label names and the tie rule are the analysis's.
 """
 from __future__ import annotations
 
@@ -15,9 +15,9 @@ from django.db.models import Model, QuerySet
 
 from annotation_tasks.analysis.aggregation import majority_labels
 from annotation_tasks.models import Assignment
+from annotation_tasks.protocols import label_level
 
 CHUNK = 200
-COUNTED = (Assignment.Status.SUBMITTED, Assignment.Status.APPROVED)  # rejected / returned work is not a label
 
 
 def iter_chunks(queryset: QuerySet, size: int = CHUNK) -> Iterator[list[Model]]:
@@ -39,8 +39,17 @@ def counted_only(rows: list[tuple]) -> list[tuple]:
     with the join, SQLite starts from the status index and walks every assignment of the database per chunk.
     """
     ids = {r[1] for r in rows}
-    ok = set(Assignment.objects.filter(pk__in=ids, status__in=COUNTED).values_list("pk", flat=True)) if ids else set()
+    counted = Assignment.Status.counted()  # rejected / returned work is not a label
+    ok = set(Assignment.objects.filter(pk__in=ids, status__in=counted).values_list("pk", flat=True)) if ids else set()
     return [r for r in rows if r[1] in ok]
+
+
+def level_votes(level: str, item_ids: list[int]) -> list[tuple[str, int, int, Any]]:
+    """(level, item id, assignment id, label) of the counted labels of these items, read and named by the
+    protocol that owns the level (annotation_tasks.protocols): the exporters' hook into the protocols."""
+    spec = label_level(level)
+    rows = counted_only(list(spec.labels_of_items(item_ids)))
+    return [(level, item, a_id, spec.label_of(value)) for item, a_id, value in rows]
 
 
 def majorities(rows: Iterable[tuple[str, int, int, Any]]) -> dict[tuple[str, int], tuple[Any, list]]:

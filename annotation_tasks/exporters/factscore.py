@@ -12,9 +12,9 @@ from collections import defaultdict
 from collections.abc import Iterator
 from typing import Any
 
-from annotation_tasks.exporters.base import CHUNK, counted_only, iter_chunks, majorities
+from annotation_tasks.exporters.base import CHUNK, iter_chunks, level_votes, majorities
 from annotation_tasks.importers.factscore import LINE_KEYS, SENTENCE_KEYS
-from annotation_tasks.models import AtomicFact, FactLabel, Project, Response
+from annotation_tasks.models import AtomicFact, Project, Response
 
 
 def dumps(obj: Any) -> str:
@@ -29,16 +29,7 @@ def export_lines(project: Project, *, chunk_size: int = CHUNK) -> Iterator[str]:
         facts: dict[int, list[AtomicFact]] = defaultdict(list)
         for fact in AtomicFact.objects.filter(response_id__in=ids).order_by("response_id", "sentence_index", "order", "id"):
             facts[fact.response_id].append(fact)
-        votes = majorities(
-            ("fact", fact_id, a_id, label)
-            for fact_id, a_id, label in counted_only(
-                list(
-                    FactLabel.objects.filter(fact_id__in=[f.pk for lst in facts.values() for f in lst]).values_list(
-                        "fact_id", "assignment_id", "label"
-                    )
-                )
-            )
-        )
+        votes = majorities(level_votes("fact", [f.pk for lst in facts.values() for f in lst]))
         for response in chunk:
             yield dumps(_record(response, facts[response.pk], votes))
 

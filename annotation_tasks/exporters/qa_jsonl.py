@@ -12,8 +12,8 @@ from collections.abc import Iterator
 from typing import Any
 
 from annotation_tasks.analysis.splits import split_of
-from annotation_tasks.exporters.base import CHUNK, counted_only, iter_chunks, majorities
-from annotation_tasks.models import QA, Project, QALabel, Response
+from annotation_tasks.exporters.base import CHUNK, iter_chunks, level_votes, majorities
+from annotation_tasks.models import QA, Project, Response
 
 
 def source_key(response: Response) -> Any:
@@ -32,12 +32,7 @@ def export_lines(project: Project, *, chunk_size: int = CHUNK) -> Iterator[str]:
             .select_related("predicate")
             .order_by("response_id", "order", "id")
         )
-        votes = majorities(
-            ("qa", qa_id, a_id, "supported" if ok else "not_supported")
-            for qa_id, a_id, ok in counted_only(
-                list(QALabel.objects.filter(qa_id__in=[qa.pk for qa in qas]).values_list("qa_id", "assignment_id", "supported"))
-            )
-        )
+        votes = majorities(level_votes("qa", [qa.pk for qa in qas]))
         for qa in qas:
             yield json.dumps(_record(by_id[qa.response_id], qa, votes), ensure_ascii=False)
 

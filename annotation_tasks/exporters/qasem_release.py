@@ -13,10 +13,10 @@ from collections import defaultdict
 from collections.abc import Iterator, Sequence
 from typing import Any
 
-from annotation_tasks.exporters.base import CHUNK, counted_only, iter_chunks, majorities
+from annotation_tasks.exporters.base import CHUNK, iter_chunks, level_votes, majorities
 from annotation_tasks.importers.qasem_release import QA_KEYS, SPAN_KEYS
 from annotation_tasks.importers.tokenize import tokenize
-from annotation_tasks.models import QA, AnswerSpan, Predicate, Project, QALabel, Response, SpanLabel
+from annotation_tasks.models import QA, AnswerSpan, Predicate, Project, Response
 
 KIND_POS = {Predicate.Kind.VERBAL: "VERB", Predicate.Kind.NOMINAL: "NOUN", Predicate.Kind.COPULAR: "AUX"}
 DEFAULT_KEYS = ["source_id", "source", "summary", "model", "datasource", "dataset", "cliff_labels", "qas", "spans"]
@@ -56,19 +56,7 @@ def _chunk_lines(chunk: list[Response], include_majority: bool) -> Iterator[str]
         "answerspan_id", "qa_id"
     ):
         links[span_id].add(qa_id)
-    label_rows = [
-        ("qa", qa_id, a_id, "supported" if ok else "not_supported")
-        for qa_id, a_id, ok in counted_only(
-            list(QALabel.objects.filter(qa_id__in=qa_ids).values_list("qa_id", "assignment_id", "supported"))
-        )
-    ]
-    label_rows += [
-        ("span", span_id, a_id, "covered" if ok else "not_covered")
-        for span_id, a_id, ok in counted_only(
-            list(SpanLabel.objects.filter(span_id__in=span_ids).values_list("span_id", "assignment_id", "covered"))
-        )
-    ]
-    votes = majorities(label_rows)
+    votes = majorities(level_votes("qa", qa_ids) + level_votes("span", span_ids))
     for response in chunk:
         yield dumps(
             _record(response, preds, qas[response.pk], spans[response.pk], links, votes, include_majority, invalid[response.pk])

@@ -33,14 +33,12 @@ from annotation_tasks.models import (
     FactLabel,
     PairwisePreference,
     Project,
-    QALabel,
     Response,
-    SpanLabel,
 )
+from annotation_tasks.protocols import LabelLevel, label_level, label_levels
 
-COUNTED_STATUSES = (Assignment.Status.SUBMITTED, Assignment.Status.APPROVED)
 CHUNK = 20_000
-LEVELS = ("span", "qa", "fact")
+LEVELS = tuple(level.name for level in label_levels())  # each protocol's levels: span, qa (qasem), fact (factscore)
 RESPONSE_COLUMNS = ["response_id", "external_id", "source_id", "system", "dataset", "abstained", "split"]
 LABEL_COLUMNS = [
     "level", "item_id", "response_id", "source_id", "system", "dataset", "split",
@@ -72,39 +70,32 @@ def responses_frame(project: Project) -> pd.DataFrame:
     return frame[RESPONSE_COLUMNS]
 
 
-def _level_labels(project: Project, level: str) -> pd.DataFrame:
+def _level_labels(project: Project, level: LabelLevel) -> pd.DataFrame:
     """Label rows of one level: item_id, response_id, worker_id, assignment_id, label, derived_from_span.
 
+    The level (its label rows, items and label names) comes from its protocol (annotation_tasks.protocols).
     Labels are selected through their assignment's unit (labels collected in this project) and joined to
     their items in pandas: joining the item table in SQL for a million labels costs more than the rest of
-    the report. The inner merge with the project's items also drops QAs marked invalid.
+    the report. The inner merge with the project's items also drops items a protocol leaves out (QAs marked
+    invalid).
     """
-    common = {"assignment__unit__project": project, "assignment__status__in": COUNTED_STATUSES}
-    if level == "span":
-        labels_qs, value = SpanLabel.objects.filter(**common), ["span_id", "covered"]
-        items_qs = AnswerSpan.objects.filter(response__project=project)
-    elif level == "qa":
-        labels_qs, value = QALabel.objects.filter(**common), ["qa_id", "supported", "derived_from_span"]
-        items_qs = QA.objects.filter(response__project=project).exclude(validity=QA.Validity.INVALID)
-    else:
-        labels_qs, value = FactLabel.objects.filter(**common), ["fact_id", "label"]
-        items_qs = AtomicFact.objects.filter(response__project=project)
-    frame = _records(labels_qs.order_by(), [value[0], "assignment__worker_id", "assignment_id", *value[1:]])
-    frame.columns = ["item_id", "worker_id", "assignment_id", "value", *value[2:]]
+    frame = _records(
+        level.counted_labels(project).order_by(),
+        [level.item_field, "assignment__worker_id", "assignment_id", level.value_field, *level.extra_fields],
+    )
+    frame.columns = ["item_id", "worker_id", "assignment_id", "value", *level.extra_fields]
     if frame.empty:
         return frame
-    items = _records(items_qs.order_by(), ["id", "response_id"])
+    items = _records(level.items(project).order_by(), ["id", "response_id"])
     items.columns = ["item_id", "response_id"]
     frame = frame.merge(items, on="item_id", how="inner")
-    if level == "span":
-        frame["label"] = np.where(frame["value"].astype(bool), "covered", "not_covered")
-    elif level == "qa":
-        frame["label"] = np.where(frame["value"].astype(bool), "supported", "not_supported")
+    if level.names is not None:
+        frame["label"] = np.where(frame["value"].astype(bool), *level.names)
     else:
         frame["label"] = frame["value"].astype(object)
     if "derived_from_span" not in frame:
         frame["derived_from_span"] = False
-    frame["level"] = level
+    frame["level"] = level.name
     return frame.drop(columns="value")
 
 
@@ -113,7 +104,7 @@ def labels_frame(
 ) -> pd.DataFrame:
     """The labels frame of a project (see module doc), sorted by level, item_id, worker_id."""
     responses = responses if responses is not None else responses_frame(project)
-    parts = [_level_labels(project, level) for level in levels]
+    parts = [_level_labels(project, label_level(level)) for level in levels]
     parts = [p for p in parts if len(p)]
     if not parts:
         empty = pd.DataFrame({c: pd.Series(dtype=object) for c in LABEL_COLUMNS})
@@ -174,7 +165,9 @@ def facts_frame(project: Project) -> pd.DataFrame:
         relevance.get((r, s), True) for r, s in zip(facts["response_id"], facts["sentence_index"], strict=True)
     ]
     labels = _records(
-        FactLabel.objects.filter(fact__response__project=project, assignment__status__in=COUNTED_STATUSES).order_by(),
+        FactLabel.objects.filter(
+            fact__response__project=project, assignment__status__in=Assignment.Status.counted()
+        ).order_by(),
         ["fact_id", "assignment__worker_id", "assignment_id", "label"],
     )
     labels.columns = ["fact_id", "worker_id", "assignment_id", "label"]
@@ -186,7 +179,9 @@ def facts_frame(project: Project) -> pd.DataFrame:
 def preferences_frame(project: Project) -> pd.DataFrame:
     """Pairwise judgments of counted assignments, with the systems of both responses."""
     frame = _records(
-        PairwisePreference.objects.filter(unit__project=project, assignment__status__in=COUNTED_STATUSES).order_by("id"),
+        PairwisePreference.objects.filter(
+            unit__project=project, assignment__status__in=Assignment.Status.counted()
+        ).order_by("id"),
         ["unit_id", "aspect", "assignment__worker_id", "assignment_id", "response_a_id", "response_b_id",
          "response_a__system", "response_b__system", "score"],
     )
