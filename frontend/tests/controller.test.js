@@ -24,13 +24,13 @@ function fakeFetch(url, init = {}) {
 }
 
 const controllers = []
-function make(props = {}, view = {}) {
-  const c = createController({ token: 'tok', apiBase: '', ...props }, view, { fetchImpl: fakeFetch, autosave: { delay: 5, retryDelays: [5] } })
+function make(props = {}, view = {}, autosave = { delay: 5, retryDelays: [5] }) {
+  const c = createController({ token: 'tok', apiBase: '', ...props }, view, { fetchImpl: fakeFetch, autosave })
   controllers.push(c)
   return c
 }
-async function loaded(props, view) {
-  const c = make(props, view)
+async function loaded(props, view, autosave) {
+  const c = make(props, view, autosave)
   c.mount(window, document)
   await flushPromises()
   return c
@@ -173,6 +173,28 @@ describe('controller: keys and actions', () => {
 })
 
 describe('controller: persistence', () => {
+  it('a hidden page sends the pending draft at once (keepalive); coming back online retries a failed save', async () => {
+    const c = await loaded({}, {}, { delay: 5, retryDelays: [60000] }) // no retry but the one 'online' asks for
+    await key('Enter')
+    await key('c')
+    Object.defineProperty(document, 'visibilityState', { value: 'hidden', configurable: true })
+    document.dispatchEvent(new Event('visibilitychange'))
+    delete document.visibilityState
+    expect(puts()).toHaveLength(1)
+    expect(puts()[0]).toMatchObject({ keepalive: true })
+
+    draftReply = () => Promise.reject(new TypeError('Failed to fetch'))
+    await key('n')
+    await wait(20)
+    expect(c.saveStatus.value).toBe('offline')
+    draftReply = () => Promise.resolve(new Response('{}', { status: 200 }))
+    const before = puts().length
+    window.dispatchEvent(new Event('online'))
+    await wait(20)
+    expect(puts().length).toBeGreaterThan(before)
+    expect(c.saveStatus.value).toBe('saved')
+  })
+
   it('each change is saved as a draft; the local copy goes once the server has it', async () => {
     const c = await loaded()
     await key('Enter')

@@ -244,9 +244,6 @@ function setup(props, view, { fetchImpl, autosave } = {}) {
     get model() {
       return model.value
     },
-    get timeOnTaskMs() {
-      return timeOnTask.ms
-    },
     isPreview, locked, disabled, current, currentSection, currentResponse, responseMarks, supportQuery, progress, progressText,
     // queries the item lists use
     items,
