@@ -1,4 +1,8 @@
-"""Batches (compose, estimate, publish, sync, close) and their units (with the worker's-eye preview)."""
+"""Batches (compose, estimate, publish, sync, close) and their units (with the worker's-eye preview).
+
+The rules (what a batch's state allows, what blocks publishing) are services.batches'; these views only ask
+and translate a refusal into a 400 naming the field.
+"""
 from __future__ import annotations
 
 from decimal import Decimal, InvalidOperation
@@ -23,6 +27,16 @@ from annotation_tasks.api.serializers import (
 )
 from annotation_tasks.crowd import ProviderError
 from annotation_tasks.models import Assignment, Batch, Unit
+from annotation_tasks.services import batches as batch_rules
+from annotation_tasks.services.batches import BatchRuleError
+
+
+def _obey(rule, *args) -> None:
+    """Run a batch rule; a refusal becomes a 400 with the rule's {field: message}."""
+    try:
+        rule(*args)
+    except BatchRuleError as exc:
+        raise ValidationError(exc.by_field()) from exc
 
 
 class BatchViewSet(
@@ -45,15 +59,11 @@ class BatchViewSet(
     ordering_fields = ["created_at", "name", "id"]
 
     def perform_update(self, serializer: BatchSerializer) -> None:
-        if serializer.instance.status != Batch.Status.DRAFT:
-            raise ValidationError({"status": "Only a draft batch can be changed."})
-        if "project" in serializer.validated_data and serializer.validated_data["project"] != serializer.instance.project:
-            raise ValidationError({"project": "A batch cannot move to another project."})
+        _obey(batch_rules.ensure_editable, serializer.instance, serializer.validated_data)
         serializer.save()
 
     def perform_destroy(self, instance: Batch) -> None:
-        if instance.status != Batch.Status.DRAFT:
-            raise ValidationError({"status": "Only a draft batch can be deleted; close it instead."})
+        _obey(batch_rules.ensure_deletable, instance)
         instance.delete()
 
     @extend_schema(request=ComposeSerializer, responses=UnitSerializer(many=True))
@@ -61,8 +71,7 @@ class BatchViewSet(
     def compose(self, request: Request, pk: str | None = None) -> Response:
         """Create one unit per source of the project (idempotent: only sources without a unit get one)."""
         batch = self.get_object()
-        if batch.status != Batch.Status.DRAFT:
-            raise ValidationError({"status": "Units can only be added to a draft batch."})
+        _obey(batch_rules.ensure_composable, batch)
         payload = ComposeSerializer(data=request.data)
         payload.is_valid(raise_exception=True)
         from annotation_tasks.services import units as unit_service
@@ -83,7 +92,8 @@ class BatchViewSet(
     )
     @action(detail=True, methods=["get"], pagination_class=None, filter_backends=[])
     def estimate(self, request: Request, pk: str | None = None) -> Response:
-        """What publishing the batch's unpublished units would cost (reward + fees), and the account balance."""
+        """What publishing the batch's unpublished units would cost (reward + fees), the account balance, and
+        whether it can be published (`publish_blockers` adds the balance check to the batch's own)."""
         batch = self.get_object()
         try:
             reward = Decimal(request.query_params.get("reward", ""))
@@ -100,14 +110,20 @@ class BatchViewSet(
             balance = provider.account_balance()
         except ProviderError:
             balance = None
-        return Response(CostEstimateSerializer({**estimate.__dict__, "balance": balance}).data)
+        blockers = batch_rules.publish_blockers(batch)
+        if estimate.units and (funding := batch_rules.funding_blocker(provider.name, estimate, balance)):
+            blockers.append(funding)
+        answer = {**estimate.__dict__, "balance": balance, "publishable": not blockers,
+                  "publish_blockers": [b.as_dict() for b in blockers]}
+        return Response(CostEstimateSerializer(answer).data)
 
     @extend_schema(request=PublishSerializer, responses={202: JobSerializer})
     @action(detail=True, methods=["post"], pagination_class=None, filter_backends=[])
     def publish(self, request: Request, pk: str | None = None) -> Response:
         """Publish the batch's unpublished units in the background; refuses without `confirm: true`.
 
-        The balance is checked here, before anything is queued, so a batch that cannot be paid fails at once.
+        The publish rules and the balance are checked here (services.publishing.check_publish), before anything
+        is queued, so a batch that cannot be published or paid fails at once.
         Resumable: publishing again only publishes units that have no platform reference yet.
         """
         batch = self.get_object()
@@ -115,22 +131,16 @@ class BatchViewSet(
         payload.is_valid(raise_exception=True)
         if not payload.validated_data["confirm"]:
             raise ValidationError({"confirm": "Confirm the cost estimate to publish."})
-        if batch.status not in (Batch.Status.DRAFT, Batch.Status.PUBLISHED):
-            raise ValidationError({"status": f"A {batch.status} batch cannot be published."})
-        if not batch.units.exists():
-            raise ValidationError({"units": "The batch has no units: compose them first."})
         from annotation_tasks.services import batch_jobs, publishing
 
         reward = payload.validated_data["reward"]
         per_unit = payload.validated_data.get("assignments_per_unit") or batch.project.annotations_per_item
         try:
-            provider = publishing.provider_for(batch)
-            _, estimate = publishing.estimate_batch(batch, provider, reward=reward, assignments_per_unit=per_unit)
-            balance = provider.account_balance() if estimate.units else None
-        except ProviderError as exc:
+            publishing.check_publish(batch, reward=reward, assignments_per_unit=per_unit)
+        except BatchRuleError as exc:
+            raise ValidationError(exc.by_field()) from exc
+        except ProviderError as exc:  # the platform cannot be asked, or the balance does not cover the cost
             raise ValidationError({"provider": str(exc)}) from exc
-        if balance is not None and balance < estimate.total:
-            raise ValidationError({"provider": f"balance {balance} {estimate.currency} does not cover {estimate.total}"})
         job = batch_jobs.start_publish_job(batch, reward=reward, assignments_per_unit=per_unit, user=request.user)
         return Response(JobSerializer(job).data, status=status.HTTP_202_ACCEPTED)
 
@@ -139,8 +149,7 @@ class BatchViewSet(
     def sync(self, request: Request, pk: str | None = None) -> Response:
         """Fetch the platform's submissions now, in the background (beat also syncs periodically)."""
         batch = self.get_object()
-        if batch.status != Batch.Status.PUBLISHED:
-            raise ValidationError({"status": "Only a published batch has submissions to sync."})
+        _obey(batch_rules.ensure_syncable, batch)
         from annotation_tasks.services import batch_jobs
 
         job = batch_jobs.start_sync_job(batch, user=request.user)

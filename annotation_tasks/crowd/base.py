@@ -6,6 +6,7 @@ import hashlib
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from decimal import ROUND_HALF_UP, Decimal
+from enum import StrEnum
 
 CENT = Decimal("0.01")
 
@@ -51,6 +52,16 @@ class EntryContext:
     extra: Mapping[str, str] = field(default_factory=dict)
 
 
+class SubmissionStatus(StrEnum):
+    """A platform's verdict on a submission, in the one vocabulary every provider translates to for sync
+    (the values are the matching Assignment statuses)."""
+
+    SUBMITTED = "submitted"
+    APPROVED = "approved"
+    REJECTED = "rejected"
+    RETURNED = "returned"
+
+
 @dataclass(frozen=True)
 class SubmissionRecord:
     """A submission as the platform reports it, for sync."""
@@ -58,7 +69,7 @@ class SubmissionRecord:
     provider_assignment_id: str
     worker_external_id: str
     unit_ref: str
-    status: str  # submitted / approved / rejected / returned
+    status: str  # a SubmissionStatus; other values (a platform's new status) are skipped by sync
     submitted_at: str | None = None
     answer: Mapping[str, str] = field(default_factory=dict)
 

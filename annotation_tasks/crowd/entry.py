@@ -1,7 +1,8 @@
 """The URL of the unit page a platform opens, and signed local-worker links.
 
-The path and its signed unit reference belong to the work pages (annotation_tasks.services.tokens); providers
-only put our public origin in front, so that every platform opens the same page.
+The path and its signed unit reference come from annotation_tasks.signing (the work pages read it back from
+there too, so crowd never imports the services); providers only put our public origin in front, so that
+every platform opens the same page.
 """
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from urllib.parse import urlencode
 from django.conf import settings
 from django.core import signing
 
-from annotation_tasks.services.tokens import unit_entry_path
+from annotation_tasks.signing import unit_entry_path
 
 LOCAL_WORKER_SALT = "factcrowd.local-worker"
 

@@ -8,11 +8,19 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from decimal import Decimal
 
-from annotation_tasks.crowd.base import CostEstimate, CrowdProvider, EntryContext, SubmissionRecord, money
+from annotation_tasks.crowd.base import (
+    CostEstimate,
+    CrowdProvider,
+    EntryContext,
+    SubmissionRecord,
+    SubmissionStatus,
+    money,
+)
 from annotation_tasks.crowd.entry import read_local_worker_param, unit_entry_url
 
 LOCAL_REF_PREFIX = "local-"
-_STATUS = {"submitted": "submitted", "approved": "approved", "rejected": "rejected", "returned": "returned"}
+# Our assignment statuses a platform would report (their values are the same words).
+_REPORTED = (SubmissionStatus.SUBMITTED, SubmissionStatus.APPROVED, SubmissionStatus.REJECTED, SubmissionStatus.RETURNED)
 
 
 class LocalProvider(CrowdProvider):
@@ -44,10 +52,10 @@ class LocalProvider(CrowdProvider):
         return unit_entry_url(unit, self.name, preview="1")
 
     def list_submissions(self, batch) -> Iterable[SubmissionRecord]:
-        from annotation_tasks.models import Assignment
+        from annotation_tasks.models.work import Assignment
 
         rows = (
-            Assignment.objects.filter(unit__batch=batch, status__in=list(_STATUS))
+            Assignment.objects.filter(unit__batch=batch, status__in=[s.value for s in _REPORTED])
             .select_related("worker", "unit")
             .order_by("id")
         )
@@ -56,7 +64,7 @@ class LocalProvider(CrowdProvider):
                 provider_assignment_id=a.provider_assignment_id or f"{LOCAL_REF_PREFIX}a{a.pk}",
                 worker_external_id=a.worker.external_id,
                 unit_ref=a.unit.provider_ref or f"{LOCAL_REF_PREFIX}{a.unit_id}",
-                status=_STATUS[a.status],
+                status=SubmissionStatus(a.status),
                 submitted_at=a.submitted_at.isoformat() if a.submitted_at else None,
             )
 

@@ -21,6 +21,7 @@ from annotation_tasks.crowd.base import (
     EntryContext,
     ProviderError,
     SubmissionRecord,
+    SubmissionStatus,
     money,
     request_token,
 )
@@ -33,6 +34,8 @@ SANDBOX_WORKER_SITE = "https://workersandbox.mturk.com"
 PREVIEW_ASSIGNMENT_ID = "ASSIGNMENT_ID_NOT_AVAILABLE"
 _HIT_ID = re.compile(r"\b([A-Z0-9]{30})\b")
 _LOOPBACK = {"127.0.0.1", "localhost", "::1"}
+_STATUS = {"Submitted": SubmissionStatus.SUBMITTED, "Approved": SubmissionStatus.APPROVED,
+           "Rejected": SubmissionStatus.REJECTED}
 
 DEFAULTS = {
     "title": "Judge whether generated text is supported by a source",
@@ -262,7 +265,7 @@ class MTurkProvider(CrowdProvider):
         for hit_id in refs:
             pages = paginator.paginate(
                 HITId=hit_id,
-                AssignmentStatuses=["Submitted", "Approved", "Rejected"],
+                AssignmentStatuses=list(_STATUS),
                 PaginationConfig={"PageSize": 100},
             )
             for page in pages:
@@ -272,7 +275,7 @@ class MTurkProvider(CrowdProvider):
                         provider_assignment_id=a["AssignmentId"],
                         worker_external_id=a["WorkerId"],
                         unit_ref=a.get("HITId", hit_id),
-                        status=a["AssignmentStatus"].lower(),
+                        status=_STATUS.get(a["AssignmentStatus"], a["AssignmentStatus"].lower()),
                         submitted_at=submit.isoformat() if isinstance(submit, datetime) else submit,
                         answer=mturk_xml.parse_answer(a.get("Answer")),
                     )

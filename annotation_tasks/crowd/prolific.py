@@ -26,6 +26,7 @@ from annotation_tasks.crowd.base import (
     EntryContext,
     ProviderError,
     SubmissionRecord,
+    SubmissionStatus,
     money,
 )
 from annotation_tasks.crowd.entry import unit_entry_url
@@ -33,11 +34,11 @@ from annotation_tasks.crowd.entry import unit_entry_url
 APP_URL = "https://app.prolific.com"
 PLACEHOLDERS = {"PROLIFIC_PID": "{{%PROLIFIC_PID%}}", "STUDY_ID": "{{%STUDY_ID%}}", "SESSION_ID": "{{%SESSION_ID%}}"}
 _STATUS = {
-    "AWAITING REVIEW": "submitted",
-    "APPROVED": "approved",
-    "REJECTED": "rejected",
-    "RETURNED": "returned",
-    "TIMED-OUT": "returned",
+    "AWAITING REVIEW": SubmissionStatus.SUBMITTED,
+    "APPROVED": SubmissionStatus.APPROVED,
+    "REJECTED": SubmissionStatus.REJECTED,
+    "RETURNED": SubmissionStatus.RETURNED,
+    "TIMED-OUT": SubmissionStatus.RETURNED,
 }
 BLOCK_GROUP = "factcrowd-blocked"
 MIN_REJECT_MESSAGE = 100  # Prolific asks for at least 100 characters of feedback on a rejection
@@ -128,7 +129,7 @@ class ProlificProvider(CrowdProvider):
         )
 
     def completion_url(self, study_id: str) -> str:
-        from annotation_tasks.models import Unit
+        from annotation_tasks.models.work import Unit
 
         unit_pk = Unit.objects.filter(provider_ref=study_id, batch__provider=self.name).values_list(
             "pk", flat=True

@@ -20,8 +20,9 @@ from django.db import transaction
 from django.utils import timezone
 
 from annotation_tasks.crowd import CostEstimate, CrowdProvider, get_provider
-from annotation_tasks.crowd.base import InsufficientFunds, SubmissionRecord, money
+from annotation_tasks.crowd.base import InsufficientFunds, SubmissionRecord, SubmissionStatus, money
 from annotation_tasks.models import Assignment, Batch, Project, Unit, Worker
+from annotation_tasks.services.batches import ensure_publishable, funding_blocker
 
 log = logging.getLogger(__name__)
 
@@ -68,6 +69,35 @@ def estimate_batch(
     return pending, provider.estimate_cost(len(pending), assignments_per_unit, money(reward))
 
 
+@dataclass
+class PublishPlan:
+    """What a publish would spend and what the account holds, checked before anything is spent."""
+
+    provider: CrowdProvider
+    pending: list[Unit]
+    estimate: CostEstimate
+    balance: Decimal | None
+
+
+def check_publish(
+    batch: Batch, *, reward: Decimal | str, assignments_per_unit: int, provider: CrowdProvider | None = None,
+    check_balance: bool = True,
+) -> PublishPlan:
+    """The batch's publish rules, then the cost against the balance (one platform call, only with units pending).
+
+    Raises BatchRuleError when a rule blocks, InsufficientFunds when the balance does not cover the cost, and
+    ProviderError when the platform cannot be asked.
+    """
+    ensure_publishable(batch)
+    provider = provider or provider_for(batch)
+    pending, estimate = estimate_batch(batch, provider, reward=money(reward), assignments_per_unit=assignments_per_unit)
+    balance = provider.account_balance() if pending else None
+    blocker = funding_blocker(provider.name, estimate, balance) if check_balance else None
+    if blocker is not None:
+        raise InsufficientFunds(blocker.message)
+    return PublishPlan(provider, pending, estimate, balance)
+
+
 def publish_batch(
     batch: Batch,
     *,
@@ -83,21 +113,19 @@ def publish_batch(
 ) -> PublishResult:
     """Publish the batch's unpublished units; returns what was published (resumes after a partial run).
 
-    Raises InsufficientFunds before any spending when the platform balance does not cover the estimate.
+    Checks first (check_publish): BatchRuleError when the batch's rules block it, InsufficientFunds before any
+    spending when the platform balance does not cover the estimate.
     `options` go to the provider (title, durations, qualification requirements...) and are kept in
     batch.settings so that later publishes and syncs see the same configuration.
     """
     provider = provider or provider_for(batch, provider_name)
     reward = money(reward)
-    pending, estimate = estimate_batch(batch, provider, reward=reward, assignments_per_unit=assignments_per_unit)
-    balance = provider.account_balance() if pending else None
+    plan = check_publish(batch, reward=reward, assignments_per_unit=assignments_per_unit, provider=provider,
+                         check_balance=check_balance)
+    pending, estimate, balance = plan.pending, plan.estimate, plan.balance
     result = PublishResult(batch, estimate, balance, already_published=batch.units.exclude(provider_ref="").count())
     if not pending:
         return result
-    if check_balance and balance is not None and balance < estimate.total:
-        raise InsufficientFunds(
-            f"{provider.name} balance {balance} {estimate.currency} does not cover {estimate.total}: {estimate.describe()}"
-        )
     if confirm is not None and not confirm(estimate, balance):
         result.confirmed = False
         return result
@@ -162,20 +190,21 @@ def new_batch(project: Project, *, name: str | None = None, provider_name: str =
 
 # -- sync ------------------------------------------------------------------------------------
 
-_STATUS = {
-    "submitted": Assignment.Status.SUBMITTED,
-    "approved": Assignment.Status.APPROVED,
-    "rejected": Assignment.Status.REJECTED,
-    "returned": Assignment.Status.RETURNED,
+_S = Assignment.Status
+_STATUS = {  # a platform's verdict (SubmissionStatus) -> our assignment status
+    SubmissionStatus.SUBMITTED: _S.SUBMITTED,
+    SubmissionStatus.APPROVED: _S.APPROVED,
+    SubmissionStatus.REJECTED: _S.REJECTED,
+    SubmissionStatus.RETURNED: _S.RETURNED,
 }
 # A platform's verdict wins over ours only in these directions (it never un-approves what we approved).
-_PLATFORM_MAY_MOVE = {
-    Assignment.Status.ASSIGNED: {"submitted", "approved", "rejected", "returned"},
-    Assignment.Status.EXPIRED: {"submitted", "approved", "rejected"},
-    Assignment.Status.RETURNED: {"submitted", "approved", "rejected"},
-    Assignment.Status.SUBMITTED: {"approved", "rejected", "returned"},
-    Assignment.Status.APPROVED: set(),
-    Assignment.Status.REJECTED: {"approved"},
+_PLATFORM_MAY_MOVE: dict[str, set[str]] = {
+    _S.ASSIGNED: {_S.SUBMITTED, _S.APPROVED, _S.REJECTED, _S.RETURNED},
+    _S.EXPIRED: {_S.SUBMITTED, _S.APPROVED, _S.REJECTED},
+    _S.RETURNED: {_S.SUBMITTED, _S.APPROVED, _S.REJECTED},
+    _S.SUBMITTED: {_S.APPROVED, _S.REJECTED, _S.RETURNED},
+    _S.APPROVED: set(),
+    _S.REJECTED: {_S.APPROVED},
 }
 
 
@@ -230,7 +259,7 @@ def _reconcile(batch: Batch, unit: Unit, rec: SubmissionRecord, result: SyncResu
         result.created += 1
         result.missing_labels.append(a.pk)
         return
-    if rec.status not in _PLATFORM_MAY_MOVE.get(a.status, set()):
+    if status not in _PLATFORM_MAY_MOVE.get(a.status, set()):
         result.unchanged += 1
         return
     fields = ["status"]

@@ -1,42 +1,35 @@
-"""Signed references handed to browsers: per-assignment tokens, unit entry refs, invite links.
+"""Signed references handed to browsers: per-assignment tokens, preview tokens, invite links.
 
-Each kind has its own salt, so a token of one kind never verifies as another (an invite link is not an
+The unit entry reference is shared with the crowd providers, so it lives in the neutral annotation_tasks.signing
+(re-exported here for the work pages). Each kind has its own salt, so a token of one kind never verifies as another (an invite link is not an
 assignment token). Tokens carry ids only; the server re-reads state (status, expiry) on every use.
 """
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, TypeVar
 
 from django.core import signing
 
+from annotation_tasks.signing import UNIT_SALT, BadToken, read_unit_ref, unit_entry_path, unit_ref
+from annotation_tasks.signing import read_signed as _read
+
+__all__ = [
+    "ASSIGNMENT_SALT", "INVITE_MAX_AGE_S", "INVITE_SALT", "PREVIEW_SALT", "UNIT_SALT", "AssignmentClaim", "BadToken",
+    "assignment_token", "invite_token", "is_preview_token", "preview_token", "read_assignment_token",
+    "read_invite_token", "read_preview_token", "read_unit_ref", "unit_entry_path", "unit_ref",
+]
+
 ASSIGNMENT_SALT = "factcrowd.assignment"
-UNIT_SALT = "factcrowd.unit"
 PREVIEW_SALT = "factcrowd.preview"
 INVITE_SALT = "factcrowd.invite"
 
 INVITE_MAX_AGE_S = 60 * 60 * 24 * 30
-
-T = TypeVar("T")
-
-
-class BadToken(Exception):
-    """The token is tampered, of another kind, or too old."""
 
 
 @dataclass(frozen=True)
 class AssignmentClaim:
     assignment_id: int
     worker_id: int
-
-
-def _read(token: str, salt: str, invalid: str, fields: Callable[[Any], T], max_age: int | None = None) -> T:
-    """The ids signed into a token of one kind; any tampering, other kind, age or shape raises BadToken(invalid)."""
-    try:
-        return fields(signing.loads(token, salt=salt, max_age=max_age))
-    except (signing.BadSignature, KeyError, TypeError, ValueError) as exc:
-        raise BadToken(invalid) from exc
 
 
 def assignment_token(assignment) -> str:
@@ -46,15 +39,6 @@ def assignment_token(assignment) -> str:
 
 def read_assignment_token(token: str) -> AssignmentClaim:
     return _read(token, ASSIGNMENT_SALT, "invalid assignment token", lambda d: AssignmentClaim(int(d["a"]), int(d["w"])))
-
-
-def unit_ref(unit) -> str:
-    """The opaque unit reference put in the URL crowd platforms open (/work/unit/<ref>/)."""
-    return signing.dumps({"u": unit.pk}, salt=UNIT_SALT, compress=True)
-
-
-def read_unit_ref(ref: str) -> int:
-    return _read(ref, UNIT_SALT, "invalid unit reference", lambda d: int(d["u"]))
 
 
 def preview_token(unit) -> str:
@@ -80,8 +64,3 @@ def invite_token(project) -> str:
 
 def read_invite_token(token: str, max_age: int = INVITE_MAX_AGE_S) -> int:
     return _read(token, INVITE_SALT, "invalid or expired invite link", lambda d: int(d["p"]), max_age=max_age)
-
-
-def unit_entry_path(unit) -> str:
-    """Path of the page a crowd platform opens for this unit; platforms append their own query parameters."""
-    return f"/work/unit/{unit_ref(unit)}/"

@@ -57,3 +57,53 @@ def test_draft_batch_can_be_edited_and_deleted(world, as_user):
     assert client.patch(f"/api/batches/{world.batch_a.pk}/", {"name": "renamed"}, format="json").status_code == 200
     assert client.patch(f"/api/batches/{world.batch_a.pk}/", {"project": world.b.pk}, format="json").status_code == 400
     assert client.delete(f"/api/batches/{world.batch_a.pk}/").status_code == 204
+
+
+def _blocker_codes(client, bid: int) -> tuple[bool, list[str]]:
+    answer = client.get(f"/api/batches/{bid}/").json()
+    return answer["publishable"], [b["code"] for b in answer["publish_blockers"]]
+
+
+def test_the_batch_says_whether_it_can_be_published_and_publish_agrees(world, as_user,
+                                                                        django_capture_on_commit_callbacks):
+    client = as_user("alice")
+    bid = client.post("/api/batches/", {"project": world.a.pk, "name": "empty", "provider": "local"},
+                      format="json").json()["id"]
+    assert _blocker_codes(client, bid) == (False, ["no_units"])
+    refused = client.post(f"/api/batches/{bid}/publish/", {"reward": "0.50", "confirm": True}, format="json")
+    listed = next(b for b in client.get("/api/batches/", {"project": world.a.pk}).json()["results"] if b["id"] == bid)
+    assert refused.status_code == 400 and refused.json() == {"units": listed["publish_blockers"][0]["message"]}
+
+    Batch.objects.filter(pk=world.batch_a.pk).update(status=Batch.Status.IMPORTED)
+    assert _blocker_codes(client, world.batch_a.pk) == (False, ["status"])
+    Batch.objects.filter(pk=bid).update(status=Batch.Status.CLOSED)
+    assert _blocker_codes(client, bid) == (False, ["status", "no_units"])
+    both = client.post(f"/api/batches/{bid}/publish/", {"reward": "0.50", "confirm": True}, format="json").json()
+    assert set(both) == {"status", "units"} and "closed" in both["status"]
+
+    Batch.objects.filter(pk=world.batch_a.pk).update(status=Batch.Status.DRAFT)
+    assert _blocker_codes(client, world.batch_a.pk) == (True, [])
+    estimate = client.get(f"/api/batches/{world.batch_a.pk}/estimate/", {"reward": "0.50"}).json()
+    assert (estimate["publishable"], estimate["publish_blockers"]) == (True, [])
+    with django_capture_on_commit_callbacks(execute=True):
+        started = client.post(f"/api/batches/{world.batch_a.pk}/publish/", {"reward": "0.50", "confirm": True},
+                              format="json")
+    assert started.status_code == 202
+    assert _blocker_codes(client, world.batch_a.pk) == (True, [])  # published: publishing again resumes
+
+
+def test_a_new_publish_rule_is_one_check_and_every_caller_obeys_it(world, as_user, monkeypatch):
+    from annotation_tasks.services import batches as batch_rules
+
+    def not_today(batch: Batch) -> batch_rules.Blocker | None:
+        return batch_rules.Blocker("not_today", f"{batch.name}: no publishing today.")
+
+    monkeypatch.setattr(batch_rules, "PUBLISH_CHECKS", [*batch_rules.PUBLISH_CHECKS, not_today])
+    client = as_user("alice")
+    assert _blocker_codes(client, world.batch_a.pk) == (False, ["not_today"])
+    refused = client.post(f"/api/batches/{world.batch_a.pk}/publish/", {"reward": "0.50", "confirm": True},
+                          format="json")
+    assert refused.status_code == 400 and refused.json() == {"status": "batch-a: no publishing today."}
+    assert not Job.objects.filter(kind=Job.Kind.PUBLISH).exists()
+    estimate = client.get(f"/api/batches/{world.batch_a.pk}/estimate/", {"reward": "0.50"}).json()
+    assert estimate["publishable"] is False and estimate["publish_blockers"][0]["code"] == "not_today"

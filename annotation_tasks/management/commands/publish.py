@@ -9,6 +9,7 @@ from annotation_tasks.crowd import ProviderError, available_providers, get_provi
 from annotation_tasks.management.commands._crowd import project_named
 from annotation_tasks.models import Batch
 from annotation_tasks.services import publishing
+from annotation_tasks.services.batches import BatchRuleError, publish_blockers
 
 
 class Command(BaseCommand):
@@ -47,9 +48,12 @@ class Command(BaseCommand):
                 project, name=opts["batch"], provider_name=provider_name, units=opts["units"],
                 assignments_per_unit=opts["assignments"],
             )
-        if not batch.units.exists():
-            batch.delete()
-            raise CommandError("no units to publish: every source of the project is already in a batch")
+            if not batch.units.exists():
+                batch.delete()
+                raise CommandError("no units to publish: every source of the project is already in a batch")
+        blockers = publish_blockers(batch)
+        if blockers:
+            raise CommandError(f"batch {batch.name}: " + " ".join(b.message for b in blockers))
         options = {
             k: v for k, v in {
                 "title": opts["title"], "description": opts["description"],
@@ -73,7 +77,7 @@ class Command(BaseCommand):
                 batch, reward=reward, assignments_per_unit=opts["assignments"], provider=provider, confirm=confirm,
                 rate_per_second=opts["rate"], **options,
             )
-        except ProviderError as exc:
+        except (ProviderError, BatchRuleError) as exc:
             raise CommandError(str(exc)) from exc
         if not result.confirmed:
             self.stdout.write("not published (nothing was spent); the batch stays a draft")
