@@ -130,6 +130,17 @@ SPECTACULAR_SETTINGS = {
     "TITLE": "FactCrowd API",
     "DESCRIPTION": "Human evaluation of factual consistency: projects, units, assignments, labels, reports.",
     "VERSION": "0.1.0",
+    # Several models have a `status` (and `kind`) with their own TextChoices: one enum name per choice set.
+    "ENUM_NAME_OVERRIDES": {
+        "JobStatusEnum": "annotation_tasks.models.projects.Job.Status",
+        "JobKindEnum": "annotation_tasks.models.projects.Job.Kind",
+        "WorkerStatusEnum": "annotation_tasks.models.work.Worker.Status",
+        "BatchStatusEnum": "annotation_tasks.models.work.Batch.Status",
+        "UnitStatusEnum": "annotation_tasks.models.work.Unit.Status",
+        "AssignmentStatusEnum": "annotation_tasks.models.work.Assignment.Status",
+        "QualityDecisionStatusEnum": "annotation_tasks.models.work.QualityDecision.Status",
+        "QualityDecisionActionEnum": "annotation_tasks.models.work.QualityDecision.Action",
+    },
 }
 
 # Celery: a broker that needs no server by default (filesystem), Redis in production.
@@ -178,6 +189,13 @@ ATOMIC_FACTS_BACKEND = env.str("ATOMIC_FACTS_BACKEND", default="embedded")
 LLM_BASE_URL = env.str("LLM_BASE_URL", default="")
 LLM_API_KEY = env.str("LLM_API_KEY", default="")
 LLM_MODEL = env.str("LLM_MODEL", default="")
+# Automatic scorers (docs/scoring.md): nli loads a local directory; llm uses SCORER_LLM_* else the LLM_* above.
+SCORER_NLI_MODEL_DIR = env.str("SCORER_NLI_MODEL_DIR", default="")
+SCORER_DEVICE = env.str("SCORER_DEVICE", default="")  # "" = cuda when present, else cpu
+SCORER_BATCH_SIZE = env.int("SCORER_BATCH_SIZE", default=16)
+SCORER_LLM_BASE_URL = env.str("SCORER_LLM_BASE_URL", default="")
+SCORER_LLM_MODEL = env.str("SCORER_LLM_MODEL", default="")
+SCORER_LLM_TEMPLATE = env.str("SCORER_LLM_TEMPLATE", default="")  # a prompt file replacing the default
 
 # Crowd platforms. MTurk uses the sandbox unless MTURK_PRODUCTION is set explicitly.
 CROWD_DEFAULT_PROVIDER = env.str("CROWD_DEFAULT_PROVIDER", default="local")

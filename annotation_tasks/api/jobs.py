@@ -1,11 +1,26 @@
-"""Background jobs (import, parse, export, sync, publish) with progress, for the dashboard's progress bars."""
+"""Background jobs (import, parse, publish, sync, score) with progress, for the dashboard's progress bars.
+
+A Job whose worker died shows `stalled: true`; POST /api/jobs/<id>/resume/ queues it again (researchers of
+its project only: the queryset holds no other project's Jobs, so those answer 404).
+"""
 from __future__ import annotations
 
-from rest_framework import viewsets
+from drf_spectacular.utils import extend_schema
+from rest_framework import status, viewsets
+from rest_framework.decorators import action
+from rest_framework.exceptions import APIException
+from rest_framework.request import Request
+from rest_framework.response import Response
 
 from annotation_tasks.api.base import ResearcherScopedMixin
 from annotation_tasks.api.serializers import JobSerializer
 from annotation_tasks.models import Job
+from annotation_tasks.services import jobs
+
+
+class JobNotResumable(APIException):
+    status_code = status.HTTP_409_CONFLICT
+    default_code = "not_resumable"
 
 
 class JobViewSet(ResearcherScopedMixin, viewsets.ReadOnlyModelViewSet):
@@ -13,3 +28,14 @@ class JobViewSet(ResearcherScopedMixin, viewsets.ReadOnlyModelViewSet):
     serializer_class = JobSerializer
     filter_fields = {"project": ("project_id", int), "kind": ("kind", str), "status": ("status", str)}
     ordering_fields = ["created_at", "id"]
+
+    @extend_schema(request=None, responses={202: JobSerializer, 409: None})
+    @action(detail=True, methods=["post"], pagination_class=None, filter_backends=[])
+    def resume(self, request: Request, pk: str | None = None) -> Response:
+        """Queue a stalled or failed Job again; it skips what it already did. 409 while its worker is alive."""
+        job = self.get_object()
+        try:
+            job = jobs.resume(job)
+        except jobs.NotResumable as exc:
+            raise JobNotResumable(str(exc)) from exc
+        return Response(JobSerializer(job).data, status=status.HTTP_202_ACCEPTED)

@@ -27,6 +27,7 @@ from annotation_tasks.models import (
     Worker,
 )
 from annotation_tasks.models.projects import Protocol
+from annotation_tasks.services import jobs
 from annotation_tasks.services.batches import publish_blockers
 
 
@@ -329,14 +330,24 @@ class QualityDecisionSerializer(serializers.ModelSerializer):
 
 class JobSerializer(serializers.ModelSerializer):
     progress = serializers.FloatField(read_only=True)
+    stalled = serializers.SerializerMethodField(
+        help_text="Running, but its worker has given no heartbeat for JOB_STALL_SECONDS: it needs a resume.")
+    can_resume = serializers.SerializerMethodField(
+        help_text="Stalled or failed: POST /api/jobs/<id>/resume/ queues it again (it picks up where it stopped).")
 
     class Meta:
         model = Job
         fields = [
-            "id", "project", "kind", "status", "params", "done", "total", "progress", "error", "result",
-            "created_at", "started_at", "finished_at",
+            "id", "project", "kind", "status", "stalled", "can_resume", "params", "done", "total", "progress",
+            "error", "result", "created_at", "started_at", "heartbeat_at", "finished_at",
         ]
         read_only_fields = fields
+
+    def get_stalled(self, job: Job) -> bool:
+        return jobs.is_stalled(job)
+
+    def get_can_resume(self, job: Job) -> bool:
+        return jobs.offers_resume(job)
 
 
 class UploadSerializer(serializers.Serializer):

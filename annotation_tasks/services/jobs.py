@@ -112,6 +112,12 @@ def queue_on_commit(job: Job) -> None:
     transaction.on_commit(send)
 
 
+def run_here(job: Job) -> Job:
+    """Run the Job's task in this process (the CLI's --inline): the same code a worker runs."""
+    _signature(KINDS[job.kind].task).type(job.pk)
+    return Job.objects.get(pk=job.pk)
+
+
 def _signature(name: str):
     """The task `name` of the current Celery app, found by name.
 
@@ -260,6 +266,11 @@ def resume_refusal(job: Job, now: datetime | None = None) -> str:
         return (f"job {job.pk} is running (its worker is alive); it can be resumed once it is stalled, "
                 f"{settings.JOB_STALL_SECONDS:g} s without a heartbeat")
     return ""
+
+
+def offers_resume(job: Job) -> bool:
+    """Whether the dashboard offers Resume: stalled or failed (a queued Job is waiting for a busy worker)."""
+    return job.kind in KINDS and (job.status == Job.Status.FAILED or is_stalled(job))
 
 
 def resume(job: Job, *, queue: bool = True) -> Job:

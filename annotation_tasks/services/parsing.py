@@ -292,11 +292,6 @@ def _write_atomic_facts(response: Response, parsed: ParsedText, backend: Any) ->
     return len(rows)
 
 
-def parse_progress(job: Job) -> dict[str, Any]:
-    """What the CLI and API show about a parse Job: the Job's state and the backend."""
-    return {**jobs.describe(job), "backend": job.params.get("backend", "")}
-
-
 def parse_responses_now(responses: Iterable[Response], backend: str | None = None) -> int:
     """Parse the given responses in this process (tests, shell); returns how many were written."""
     name = backend_name(backend)
