@@ -1,4 +1,4 @@
-"""Complete, valid submissions built from a unit payload (what a careful worker would send)."""
+"""Complete, valid submissions built from a unit payload and its plan (what a careful worker would send)."""
 from __future__ import annotations
 
 
@@ -19,7 +19,7 @@ def qasem_labels(payload: dict, uncovered: set[int] = frozenset(), unsupported: 
                 qas.append({"qa_id": q["id"], "supported": q["id"] not in unsupported, "derived_from_span": False,
                             "note": ""})
     labels = {"spans": spans, "qas": qas}
-    if pairwise is not None:
-        aspects = ["faithfulness", "relevance"] if payload["source"]["passages"] else ["consistency"]
-        labels["pairwise"] = [{"aspect": a, "score": pairwise} for a in aspects]
+    compare = [section for section in payload["plan"] if section["kind"] == "pairwise"]
+    if pairwise is not None and compare:
+        labels["pairwise"] = [{"aspect": a, "score": pairwise} for a in compare[0]["aspects"]]
     return labels

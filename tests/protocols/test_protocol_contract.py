@@ -1,0 +1,330 @@
+"""The protocol contract: every registered annotation protocol passes the same tests, through the element's API.
+
+Each harness knows how to build a unit of its mode, what a careful worker sends, how to break a submission in
+each way the protocol refuses, and how its labels read back from the analysis frames (services.frames).
+Everything else is the same for all: the payload and its plan, refusals with a JSON path that write nothing,
+a complete submission that writes labels and becomes frame rows, and an idempotent repeat.
+"""
+from __future__ import annotations
+
+import copy
+import json
+from typing import Any
+
+import pytest
+from rest_framework.test import APIClient
+
+from annotation_tasks.analysis.aggregation import LABEL_ORDER
+from annotation_tasks.models import (
+    QA,
+    Assignment,
+    AtomicFact,
+    Batch,
+    FactLabel,
+    PairwisePreference,
+    QALabel,
+    SpanLabel,
+    Worker,
+)
+from annotation_tasks.models.projects import Protocol
+from annotation_tasks.protocols import AnnotationProtocol, available_protocols, get_protocol, label_levels
+from annotation_tasks.services import frames
+from annotation_tasks.services.tokens import assignment_token
+from annotation_tasks.services.units import compose_validation_units
+from tests.work.builders import GOLD_EXPLANATION, SECRET_META, SECRET_SYSTEM, make_unit
+from tests.work.helpers import qasem_labels
+
+pytestmark = pytest.mark.django_db
+
+MARKER = "another-workers-private-text"
+Case = tuple[str, dict, str]  # (what is wrong, labels, the JSON path the error must name)
+
+
+def _sections(payload: dict, kind: str) -> list[dict]:
+    return [s for s in payload["plan"] if s["kind"] == kind]
+
+
+def _with(labels: dict, key: str, index: int, **changes: Any) -> dict:
+    out = copy.deepcopy(labels)
+    out[key][index].update(changes)
+    return out
+
+
+def _replaced(labels: dict, key: str, value: Any) -> dict:
+    out = copy.deepcopy(labels)
+    out[key] = value
+    return out
+
+
+def _flag_cases(labels: dict, key: str, id_key: str, flag: str) -> list[Case]:
+    """The refusals every list of {id, flag} labels has: not a list, unknown, unhashable, twice, not a boolean,
+    one left out."""
+    n = len(labels[key])
+    return [
+        (f"{key} not a list", _replaced(labels, key, "all"), f"labels.{key}"),
+        (f"{key} unknown id", _with(labels, key, 0, **{id_key: 10**9}), f"labels.{key}[0].{id_key}"),
+        (f"{key} id is a list", _with(labels, key, 0, **{id_key: [1]}), f"labels.{key}[0].{id_key}"),
+        (f"{key} twice", _replaced(labels, key, [*labels[key], labels[key][0]]), f"labels.{key}[{n}].{id_key}"),
+        (f"{key} flag not boolean", _with(labels, key, 0, **{flag: "yes"}), f"labels.{key}[0].{flag}"),
+        (f"{key} one left out", _replaced(labels, key, labels[key][:-1]), f"labels.{key}"),
+    ]
+
+
+class QASemHarness:
+    """Two responses of a RAG item: spans, QAs (one derived from an uncovered span) and a comparison."""
+
+    mode = "qasem"
+
+    def unit(self):
+        return make_unit("QASem contract", n_qas=2, passages=["Anna visited Paris."])
+
+    def complete(self, payload: dict, marker: str) -> dict:
+        first_span = payload["responses"][0]["spans"][0]["id"]
+        labels = qasem_labels(payload, uncovered={first_span}, pairwise=4)
+        asked = next(q for q in labels["qas"] if not q["derived_from_span"])
+        asked["note"] = marker
+        return labels
+
+    def invalid(self, payload: dict, labels: dict) -> list[Case]:
+        derived = next(i for i, q in enumerate(labels["qas"]) if q["derived_from_span"])
+        return [
+            *_flag_cases(labels, "spans", "span_id", "covered"),
+            *_flag_cases(labels, "qas", "qa_id", "supported"),
+            ("derived not boolean", _with(labels, "qas", 0, derived_from_span="no"), "labels.qas[0].derived_from_span"),
+            ("note not text", _with(labels, "qas", 0, note=5), "labels.qas[0].note"),
+            ("supported under an uncovered span", _with(labels, "qas", derived, supported=True),
+             f"labels.qas[{derived}].supported"),
+            ("unknown aspect", _with(labels, "pairwise", 0, aspect="consistency"), "labels.pairwise[0].aspect"),
+            ("aspect is a list", _with(labels, "pairwise", 0, aspect=["relevance"]), "labels.pairwise[0].aspect"),
+            ("aspect twice", _replaced(labels, "pairwise", [labels["pairwise"][0]] * 2), "labels.pairwise[1].aspect"),
+            ("score out of range", _with(labels, "pairwise", 0, score=6), "labels.pairwise[0].score"),
+            ("score a boolean", _with(labels, "pairwise", 0, score=True), "labels.pairwise[0].score"),
+            ("aspect without score", _replaced(labels, "pairwise", labels["pairwise"][:1]), "labels.pairwise"),
+        ]
+
+    def written(self, assignment: Assignment) -> int:
+        return sum(m.objects.filter(assignment=assignment).count() for m in (SpanLabel, QALabel, PairwisePreference))
+
+    def expected_rows(self, payload: dict, labels: dict) -> list[tuple]:
+        rows = [("span", s["span_id"], "covered" if s["covered"] else "not_covered") for s in labels["spans"]]
+        rows += [("qa", q["qa_id"], "supported" if q["supported"] else "not_supported") for q in labels["qas"]]
+        rows += [("pairwise", p["aspect"], p["score"]) for p in labels["pairwise"]]
+        return sorted(rows, key=repr)
+
+    def frame_rows(self, assignment: Assignment) -> list[tuple]:
+        project = assignment.unit.project
+        labels = frames.labels_frame(project)
+        mine = labels[labels["assignment_id"] == assignment.pk]
+        rows = [(str(lv), int(i), str(lab)) for lv, i, lab in zip(mine["level"], mine["item_id"], mine["label"], strict=True)]
+        prefs = frames.preferences_frame(project)
+        prefs = prefs[prefs["assignment_id"] == assignment.pk]
+        rows += [("pairwise", a, int(s)) for a, s in zip(prefs["aspect"], prefs["score"], strict=True)]
+        return sorted(rows, key=repr)
+
+
+class FactScoreHarness:
+    """One response of two sentences, two model facts each: kept, edited (split), merged and added facts."""
+
+    mode = "factscore"
+
+    def unit(self):
+        return make_unit("FActScore contract", protocol=["fact_labeling"], with_facts=True, n_responses=1, n_qas=2)
+
+    def complete(self, payload: dict, marker: str) -> dict:
+        response = payload["responses"][0]
+        f = [x["id"] for x in response["facts"]]
+        rid = response["id"]
+        return {"facts": [
+            {"fact_id": f[0], "label": "S"},
+            {"text": marker, "sentence_index": 0, "response_id": rid, "edited_from": [f[1]], "label": "NS"},
+            {"text": "Boris visited Lyon.", "sentence_index": 1, "response_id": rid, "edited_from": [f[2], f[3]],
+             "label": "IR"},
+            {"text": "An added fact.", "sentence_index": 1, "response_id": rid, "edited_from": [], "label": "S"},
+        ]}
+
+    def invalid(self, payload: dict, labels: dict) -> list[Case]:
+        n = len(labels["facts"])
+        return [
+            ("facts not a list", _replaced(labels, "facts", {"fact_id": 1}), "labels.facts"),
+            ("fact not an object", _replaced(labels, "facts", ["S", *labels["facts"][1:]]), "labels.facts[0]"),
+            ("unknown label", _with(labels, "facts", 0, label="X"), "labels.facts[0].label"),
+            ("label is a list", _with(labels, "facts", 0, label=["S"]), "labels.facts[0].label"),
+            ("unknown fact", _with(labels, "facts", 0, fact_id=10**9), "labels.facts[0].fact_id"),
+            ("fact id is a list", _with(labels, "facts", 0, fact_id=[1]), "labels.facts[0].fact_id"),
+            ("fact twice", _replaced(labels, "facts", [*labels["facts"], labels["facts"][0]]), f"labels.facts[{n}].fact_id"),
+            ("new fact without text", _with(labels, "facts", 1, text="  "), "labels.facts[1].text"),
+            ("new fact of another response", _with(labels, "facts", 1, response_id=10**9), "labels.facts[1].response_id"),
+            ("new fact outside the sentences", _with(labels, "facts", 1, sentence_index=7),
+             "labels.facts[1].sentence_index"),
+            ("edited from an unknown fact", _with(labels, "facts", 1, edited_from=[10**9]), "labels.facts[1].edited_from"),
+            ("edited from a list", _with(labels, "facts", 1, edited_from=[[1]]), "labels.facts[1].edited_from"),
+            ("empty fact list", _replaced(labels, "facts", []), "labels.facts"),
+        ]
+
+    def written(self, assignment: Assignment) -> int:
+        return FactLabel.objects.filter(assignment=assignment).count() + AtomicFact.objects.filter(
+            created_by_assignment=assignment
+        ).count()
+
+    def expected_rows(self, payload: dict, labels: dict) -> list[tuple]:
+        return sorted((("fact", f.get("fact_id", "new"), f["label"]) for f in labels["facts"]), key=repr)
+
+    def frame_rows(self, assignment: Assignment) -> list[tuple]:
+        labels = frames.labels_frame(assignment.unit.project)
+        mine = labels[labels["assignment_id"] == assignment.pk]
+        new = set(AtomicFact.objects.filter(created_by_assignment=assignment).values_list("id", flat=True))
+        return sorted(
+            ((str(lv), "new" if int(i) in new else int(i), str(lab))
+             for lv, i, lab in zip(mine["level"], mine["item_id"], mine["label"], strict=True)),
+            key=repr,
+        )
+
+
+class ValidationHarness:
+    """The expert pre-step on a two-QA response: one QA valid, one invalid; the invalid one leaves the frames."""
+
+    mode = "validation"
+
+    def unit(self):
+        crowd_unit = make_unit("Validation contract", n_responses=1, n_qas=2)
+        batch = Batch.objects.create(project=crowd_unit.project, name="validation")
+        return compose_validation_units(batch)[0]
+
+    def complete(self, payload: dict, marker: str) -> dict:
+        qas = [q["id"] for r in payload["responses"] for q in r["qas"]]
+        return {"validation": [{"qa_id": q, "valid": k > 0} for k, q in enumerate(qas)]}
+
+    def invalid(self, payload: dict, labels: dict) -> list[Case]:
+        return _flag_cases(labels, "validation", "qa_id", "valid")
+
+    def written(self, assignment: Assignment) -> int:
+        project = assignment.unit.project
+        return QA.objects.filter(response__project=project).exclude(validity=QA.Validity.UNKNOWN).count()
+
+    def expected_rows(self, payload: dict, labels: dict) -> list[tuple]:
+        return sorted(("qa", v["qa_id"]) for v in labels["validation"] if v["valid"])
+
+    def frame_rows(self, assignment: Assignment) -> list[tuple]:
+        shown = set(Assignment.objects.get(pk=assignment.pk).shown["qas"])
+        qas = frames.qas_frame(assignment.unit.project)
+        return sorted(("qa", int(i)) for i in qas["item_id"] if int(i) in shown)
+
+
+HARNESSES = {h.mode: h for h in (QASemHarness(), FactScoreHarness(), ValidationHarness())}
+
+
+@pytest.fixture(params=available_protocols())
+def harness(request):
+    mode = request.param
+    assert mode in HARNESSES, f"protocol {mode!r} has no harness in the contract suite"
+    return HARNESSES[mode]
+
+
+@pytest.fixture
+def client() -> APIClient:
+    return APIClient()
+
+
+def _assignment(unit, worker: str) -> tuple[Assignment, str]:
+    w, _ = Worker.objects.get_or_create(provider="local", external_id=worker)
+    a = Assignment.objects.create(unit=unit, worker=w)
+    return a, assignment_token(a)
+
+
+def _unit(client: APIClient, token: str) -> dict:
+    r = client.get(f"/api/work/{token}/unit")
+    assert r.status_code == 200, r.content
+    return r.json()
+
+
+def _submit(client: APIClient, token: str, labels: Any, ms: Any = 1200):
+    return client.post(f"/api/work/{token}/submit", {"labels": labels, "time_on_task_ms": ms}, format="json")
+
+
+def test_the_registry_serves_each_mode_with_its_protocol(harness) -> None:
+    protocol = get_protocol(harness.mode)
+    assert isinstance(protocol, AnnotationProtocol) and protocol.mode == harness.mode
+    assert get_protocol(harness.mode) is protocol
+
+
+def test_label_levels_use_the_analysis_label_names() -> None:
+    levels = label_levels()
+    assert [lv.name for lv in levels] == list(frames.LEVELS) == list(dict.fromkeys(lv.name for lv in levels))
+    for level in levels:
+        names = level.names or ()
+        assert set(names) <= set(LABEL_ORDER[level.name]), level.name
+
+
+def test_payload_has_a_plan_and_shows_nothing_secret_or_of_other_workers(client, harness) -> None:
+    unit = harness.unit()
+    _, other_token = _assignment(unit, "other")
+    other_payload = _unit(client, other_token)
+    assert _submit(client, other_token, harness.complete(other_payload, MARKER)).status_code == 200
+
+    mine, token = _assignment(unit, "me")
+    payload = _unit(client, token)
+    response_ids = [r["id"] for r in payload["responses"]]
+    plan = payload["plan"]
+    assert plan and all(section["kind"] in Protocol.values for section in plan)
+    covered = {section.get("response_id") for section in plan} | {
+        rid for section in plan for rid in section.get("response_ids", [])
+    }
+    assert set(response_ids) <= covered and covered - {None} <= set(response_ids)
+    for section in _sections(payload, Protocol.PAIRWISE.value):
+        assert section["aspects"] and section["response_ids"] == response_ids
+    raw = json.dumps(payload)
+    for secret in (SECRET_SYSTEM, SECRET_META, GOLD_EXPLANATION, MARKER, "other"):
+        assert secret not in raw, secret
+    mine.refresh_from_db()
+    assert mine.shown["responses"] == response_ids
+
+
+def test_a_complete_submission_writes_labels_that_become_frame_rows(client, harness) -> None:
+    unit = harness.unit()
+    a, token = _assignment(unit, "w1")
+    payload = _unit(client, token)
+    labels = harness.complete(payload, "a note")
+    r = _submit(client, token, labels)
+    assert r.status_code == 200, r.json()
+    assert r.json() == {"status": "submitted", "duplicate": False}
+    a.refresh_from_db()
+    assert a.status == Assignment.Status.SUBMITTED and a.time_on_task_ms == 1200
+    assert harness.written(a) > 0
+    expected = harness.expected_rows(payload, labels)
+    assert expected and harness.frame_rows(a) == expected
+
+
+def test_each_kind_of_invalid_input_is_refused_with_its_path_and_writes_nothing(client, harness) -> None:
+    unit = harness.unit()
+    a, token = _assignment(unit, "w1")
+    payload = _unit(client, token)
+    labels = harness.complete(payload, "a note")
+    before = harness.written(a)
+    cases: list[Case] = [
+        *harness.invalid(payload, labels),
+        ("labels not an object", ["not", "an", "object"], "labels"),
+    ]
+    for what, bad, path in cases:
+        r = _submit(client, token, bad)
+        assert r.status_code == 400, what
+        errors = r.json()["errors"]
+        assert all(set(e) == {"field", "message"} and e["message"] for e in errors), what
+        assert path in [e["field"] for e in errors], (what, errors)
+        assert harness.written(a) == before, what
+    r = _submit(client, token, labels, ms=-1)
+    assert r.status_code == 400 and r.json()["errors"][0]["field"] == "time_on_task_ms"
+    a.refresh_from_db()
+    assert a.status == Assignment.Status.ASSIGNED and a.submission is None
+    assert _submit(client, token, labels).status_code == 200  # nothing half-written stood in the way
+
+
+def test_a_repeated_submission_records_nothing_new(client, harness) -> None:
+    unit = harness.unit()
+    a, token = _assignment(unit, "w1")
+    labels = harness.complete(_unit(client, token), "a note")
+    assert _submit(client, token, labels).json() == {"status": "submitted", "duplicate": False}
+    written = harness.written(a)
+    rows = harness.frame_rows(a)
+    again = _submit(client, token, labels)
+    assert again.status_code == 200 and again.json() == {"status": "submitted", "duplicate": True}
+    assert harness.written(a) == written and harness.frame_rows(a) == rows
