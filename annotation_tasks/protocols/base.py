@@ -74,13 +74,13 @@ class LabelLevel:
 
     def counted_labels(self, project: Project) -> QuerySet:
         """The level's labels collected in `project` by assignments that count (submitted or approved)."""
-        return self.model.objects.filter(  # type: ignore[attr-defined]
+        return self.model._default_manager.filter(
             assignment__unit__project=project, assignment__status__in=Assignment.Status.counted()
         )
 
     def labels_of_items(self, item_ids: list[int]) -> QuerySet:
         """(item id, assignment id, value) of every label of these items, whatever its assignment's status."""
-        return self.model.objects.filter(**{f"{self.item_field}__in": item_ids}).values_list(  # type: ignore[attr-defined]
+        return self.model._default_manager.filter(**{f"{self.item_field}__in": item_ids}).values_list(
             self.item_field, "assignment_id", self.value_field
         )
 

@@ -52,7 +52,7 @@ def flags(labels: Mapping, key: str, id_key: str, flag: str, shown: Collection, 
     return out
 
 
-def require_all(shown: Collection[int], given: Collection[int], path: str, message: str, errors: Errors) -> None:
+def require_all(shown: Collection, given: Collection, path: str, message: str, errors: Errors) -> None:
     """One error at `path` for each shown id without a label, in id order (message formatted with the id)."""
     for ident in sorted(set(shown) - set(given)):
         errors.add(path, message.format(ident))

@@ -134,7 +134,7 @@ def _pairwise_labels(labels, wanted: list[str], errors: Errors) -> dict[str, int
             errors.add(f"{path}.score", "must be an integer from 1 to 5")
         else:
             scores[aspect] = score
-    require_all(wanted, scores, "labels.pairwise", "aspect {} has no score", errors)  # type: ignore[arg-type]
+    require_all(wanted, scores, "labels.pairwise", "aspect {} has no score", errors)
     return scores
 
 
