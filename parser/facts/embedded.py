@@ -11,6 +11,7 @@ whole as one fact, so no claim is silently dropped.
 """
 from __future__ import annotations
 
+import itertools
 import re
 import unicodedata
 from collections import Counter
@@ -37,6 +38,7 @@ DROP_ADVERBS = frozenset(
 )
 # Prepositional openers whose content is background, not a claim the sentence makes about its subject.
 DROP_PREPS = frozenset({"aside", "besides", "despite", "addition", "apart", "alongside", "throughout"})
+QUANTITY_NOUNS = frozenset("range variety number lot host array series couple handful number majority dozens".split())
 LIST_MARKERS = frozenset({"including", "like", "especially", "notably", "particularly"})
 RELATIVE_WORDS = frozenset({"who", "whom", "which", "that", "whose", "where", "when"})
 SUBJECT_PRONOUNS = {"he": False, "she": False, "him": False, "her": True, "his": True, "hers": True}
@@ -147,7 +149,7 @@ class EmbeddedFactSplitter:
             stripped, found = _take_parentheses(text)
             texts.append(stripped)
             asides.append(found)
-        docs = list(self.nlp.pipe(texts))
+        docs = [merge_quoted(doc) for doc in self.nlp.pipe(texts)]
         entity = response_entity(docs) if self.resolve_pronouns else None
         out = []
         for index, (doc, found, text) in enumerate(zip(docs, asides, cleaned, strict=True)):
@@ -157,6 +159,29 @@ class EmbeddedFactSplitter:
             facts = SentenceFacts(doc, entity).facts(found)
             out.append(facts[: self.max_facts] or [finish(text)])
         return out
+
+
+QUOTE_PAIRS = {'"': '"', "“": "”"}
+
+
+def merge_quoted(doc: Any) -> Any:
+    """A quoted title ("Sins and Salvation,") becomes one proper-noun token, so nothing splits or cuts it."""
+    spans = []
+    i = 0
+    while i < len(doc):
+        close = QUOTE_PAIRS.get(doc[i].text)
+        if close:
+            end = next((j for j in range(i + 1, min(len(doc), i + 16)) if doc[j].text == close), None)
+            if end is not None and end > i + 1:
+                spans.append(doc[i : end + 1])
+                i = end + 1
+                continue
+        i += 1
+    if spans:
+        with doc.retokenize() as retokenizer:
+            for span in spans:
+                retokenizer.merge(span, attrs={"TAG": "NNP"})
+    return doc
 
 
 def _take_parentheses(text: str) -> tuple[str, list[tuple[int, str]]]:
@@ -193,8 +218,8 @@ def response_entity(docs: Sequence[Any]) -> Entity | None:
         for token in doc:
             if token.dep_ in SUBJECT_DEPS and token.tag_.startswith("NNP") and token.head.dep_ == "ROOT":
                 name = _name_tokens(token)
-                full = " ".join(t.text for t in name)
-                parts = [t.text for t in name]
+                full = "".join(t.text + t.whitespace_ for t in name).strip()
+                parts = [t.text for t in name if t.text not in {"-", "."}]
                 if len(parts) == 1:
                     return Entity(full, full)
                 uses: Counter = Counter()
@@ -264,6 +289,9 @@ class SentenceFacts:
                 cut.add(child.i)
             elif child.dep_ == "acl" and child.text.lower() not in PRESENT_PARTICIPLE_STATES | {"to"}:
                 cut.add(child.i)
+            elif child.dep_ in {"npadvmod", "appos"} and child.tag_.startswith("NNP") and token.tag_.startswith("NNP") \
+                    and token.dep_ in {"pobj", "conj", "appos"}:
+                cut.add(child.i)  # the rest of a place chain
             elif child.dep_ == "prep" and (child.text.lower() in LIST_MARKERS or self.is_such_as(child)):
                 cut.add(child.i)
             elif child.dep_ == "punct" and child.text in {":", "—", "–"}:
@@ -287,13 +315,37 @@ class SentenceFacts:
         the parser reads as an appositive list)."""
         if self.is_name_pair(token):
             return [token]
+        if self.is_place_chain(token):
+            return [token]
         out = [token]
-        stack = [c for c in token.children if c.dep_ == "conj" or self.is_list_appos(c)]
+        stack = [
+            c for c in token.children
+            if (c.dep_ == "conj" and not (c.tag_.startswith("VB") and not token.tag_.startswith("VB"))) or self.is_list_appos(c)
+        ]
         while stack:
             c = stack.pop(0)
             out.append(c)
             stack.extend(x for x in c.children if x.dep_ == "conj")
         return out
+
+    def is_place_chain(self, token: Any) -> bool:
+        """'in Kawasaki, Kanagawa, Japan': proper nouns chained by commas with no 'and' are one place, each in the
+        next; the chain's facts ('Kawasaki is in Kanagawa.') are added here."""
+        if not token.tag_.startswith("NNP") or token.dep_ not in {"pobj", "appos", "conj"}:
+            return False
+        chain = [token]
+        while True:
+            nxt = [c for c in chain[-1].children if c.dep_ in {"conj", "appos", "npadvmod"} and c.tag_.startswith("NNP")]
+            if not nxt or any(c.dep_ in {"cc", "preconj"} for c in chain[-1].children):
+                break
+            chain.append(nxt[0])
+        if len(chain) < 2 or token.dep_ != "pobj" or token.head.text.lower() not in {"in", "from", "at", "near", "of"}:
+            return False
+        if any(t.dep_ in {"cc", "preconj"} for t in token.subtree):
+            return False  # 'in Spain, Italy and France': a list
+        for inner, outer in itertools.pairwise(chain):
+            self.add(self.render(_name_tokens(inner)), "is in", self.render(_name_tokens(outer)))
+        return True
 
     def is_list_appos(self, token: Any) -> bool:
         """An appositive that is really the next item of a list: it has its own 'and' conjunct."""
@@ -333,7 +385,7 @@ class SentenceFacts:
             out.extend(self.nested_variants(item, toks, text))
             owner, members = self.list_members(toks)
             if members:
-                out.extend(members)
+                out.extend(self.substitute(toks, owner, m) for m in members)
                 self.category_facts(owner, self.phrase(owner), members)
         return [v for v in dict.fromkeys(out) if v]
 
@@ -346,10 +398,20 @@ class SentenceFacts:
             inner = self.conjuncts(t)
             if len(inner) < 2:
                 continue
-            own = set(self.phrase(t))
-            outside = [x for x in toks if x not in own]
+            own = {x.i for x in t.subtree}
+            outside = [x for x in toks if x.i not in own]
             return [self.render(outside + self.phrase(conj)) for conj in inner]
         return [text]
+
+    def substitute(self, toks: list[Any], owner: Any, member: str) -> str:
+        """The phrase with a listing noun replaced by one member: 'work for several outlets' -> 'work for The
+        Star'; a quantity head goes too ('a range of topics' -> 'politics')."""
+        while owner.dep_ == "pobj" and owner.head.text.lower() == "of" and owner.head.head.text.lower() in QUANTITY_NOUNS:
+            owner = owner.head.head
+        own = {t.i for t in owner.subtree}
+        before = self.render([t for t in toks if t.i < owner.i and t.i not in own])
+        after = self.render([t for t in toks if t.i > owner.i and t.i not in own])
+        return " ".join(p for p in (before, member, after) if p)
 
     def list_members(self, toks: Iterable[Any]) -> tuple[Any, list[str]]:
         """'films such as A and B', 'a range of topics, including A and B': the listing noun and the members."""
@@ -395,8 +457,10 @@ class SentenceFacts:
         if subject is not None and subject.text.lower() not in RELATIVE_WORDS:
             return self.subject_text(subject)
         if verb.dep_ in {"relcl", "acl"} or subject is not None:
+            if verb.head.tag_ == "CD" or verb.head.text.lower() in MONTHS or re.fullmatch(r"\d{4}s?", verb.head.text):
+                return None  # '..., in 1963, which reached number one': the relative does not mean the year
             return self.noun_subject(verb.head)
-        if verb.dep_ in {"conj", "advcl", "xcomp"} and verb.head is not verb:
+        if verb.dep_ in {"conj", "advcl", "xcomp", "acomp"} and verb.head is not verb:
             return self.clause_subject(verb.head)
         if verb.dep_ == "pcomp" and verb.head.dep_ == "prep":
             return self.clause_subject(verb.head.head)
@@ -424,11 +488,11 @@ class SentenceFacts:
         if pos(token) != "VERB":
             return False
         if token.dep_ in {"ROOT", "conj", "relcl", "ccomp", "parataxis"}:
-            return token.dep_ != "conj" or pos(token.head) in {"VERB", "AUX"}
+            return token.dep_ != "conj" or pos(token.head) in {"VERB", "AUX"} or token.tag_ in {"VBD", "VBZ", "VBP"}
         if token.dep_ == "acl":
             return token.tag_ == "VBN" and token.text.lower() not in PRESENT_PARTICIPLE_STATES
         if token.dep_ == "advcl":
-            return True
+            return not _infinitive(token)
         return token.dep_ == "pcomp" and token.tag_ == "VBG" and token.head.text.lower() in {"before", "after", "while", "since", "by"}
 
     def verb_group(self, verb: Any) -> str:
@@ -459,19 +523,23 @@ class SentenceFacts:
         cores, mods = [], []
         for child in verb.children:
             dep, low = child.dep_, child.text.lower()
-            if dep in CORE_DEPS:
+            if dep in CORE_DEPS or (dep == "advcl" and _infinitive(child) and child.i > verb.i):
                 cores.append(child)
             elif dep == "agent":
                 (cores if verb.tag_ == "VBN" else mods).append(child)
             elif dep in MOD_DEPS:
                 if low in DROP_ADVERBS or low in DROP_PREPS or low in RELATIVE_WORDS:
                     continue
+                if dep == "prep" and any(c.text.lower() in DROP_PREPS for c in child.children):
+                    continue  # "in addition to his career"
                 if dep == "advmod" and child.i < verb.i:
                     continue
                 if dep == "prep" and any(c.dep_ == "pcomp" and self.is_clause(c) for c in child.children):
                     continue  # 'before moving to X': a clause of its own
                 if dep == "prep" and low in LIST_MARKERS:
-                    cores.extend(o for c in child.children if c.dep_ in {"pobj", "dobj"} for o in self.conjuncts(c))
+                    members = [o for c in child.children if c.dep_ in {"pobj", "dobj"} for o in self.conjuncts(c)]
+                    self.members.extend(members)
+                    cores.extend(members)
                     continue  # 'covered many topics, including politics': 'covered politics'
                 if dep == "prep" and low == "as" and child.i < verb.i:
                     self.as_role = child
@@ -529,12 +597,22 @@ class SentenceFacts:
             return
         group = self.verb_group(verb)
         self.as_role = None
+        self.members: list[Any] = []
         cores, mods = self.arguments(verb)
         if self.as_role is not None:  # 'As a singer, X was ...' -> 'X is a singer.'
             role = [c for c in self.as_role.children if c.dep_ == "pobj"]
             for v in self.variants(role[0]) if role else []:
                 self.add(subject, "was" if self.past else "is", v)
-        core_variants = [v for c in cores for v in (self.arg_variants(c, verb) if c.dep_ in CORE_DEPS | {"agent"} else [self.render(self.phrase(c))])]
+        plain = [c for c in cores if c not in self.members]
+        core_variants = [v for c in plain for v in self.arg_variants(c, verb)]
+        if self.members:
+            host = next((c for c in plain for t in self.phrase(c) if t.tag_ == "NNS"), None)
+            if host is not None:
+                toks = self.phrase(host)
+                owner = max((t for t in toks if t.tag_ == "NNS"), key=lambda t: t.i)
+                core_variants += [self.substitute(toks, owner, self.render(self.phrase(m))) for m in self.members]
+            else:
+                core_variants += [self.render(self.phrase(m)) for m in self.members]
         mod_variants = [v for m in mods for v in self.arg_variants(m, verb)]
         if not core_variants and not mod_variants:
             if pos(verb) == "VERB":
@@ -545,11 +623,9 @@ class SentenceFacts:
                 self.add(subject, group, m)
             return
         first, *rest = core_variants
-        if mod_variants:
-            for m in mod_variants:
-                self.add(subject, group, first, m)
-        else:
-            self.add(subject, group, first)
+        self.add(subject, group, first)
+        for m in mod_variants:
+            self.add(subject, group, first, m)
         for c in rest:
             self.add(subject, group, c)
 
@@ -561,7 +637,7 @@ class SentenceFacts:
             return
         be = "was" if self.past else "is"
         head_text = self.render(self.phrase(head))
-        if head.dep_ == "pobj" and head.tag_.startswith("NNP") and appos.tag_.startswith("NNP"):
+        if head.dep_ in {"pobj", "appos", "conj"} and head.tag_.startswith("NNP") and appos.tag_.startswith("NNP"):
             self.add(head_text, "is in", self.render(self.phrase(appos)))  # 'Los Angeles, California'
             return
         if head.tag_ in {"PRP"}:
@@ -599,7 +675,12 @@ class SentenceFacts:
             return None
         if self.entity and last.text in self.entity.full.split():
             return self.entity.short
-        return " ".join(t.text for t in _name_tokens(last))
+        return self.render(_name_tokens(last))
+
+
+def _infinitive(token: Any) -> bool:
+    """'gone on to win titles': a to-infinitive, part of its head's claim, not a claim of its own."""
+    return token.tag_ == "VB" and any(c.dep_ == "aux" and c.text.lower() == "to" for c in token.children)
 
 
 def _is_date(token: Any) -> bool:
