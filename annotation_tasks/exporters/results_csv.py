@@ -1,23 +1,18 @@
-"""MTurk batch results CSV: export ours in that shape (Turkle reads and writes the same), import theirs.
+"""MTurk batch results CSV, the writer: a batch's finished work in MTurk's "Download results" shape.
 
-Columns follow MTurk's "Download results" file: HIT and assignment columns, `Input.*` (what the HIT was
+Turkle reads and writes the same file. Columns: HIT and assignment columns, `Input.*` (what the HIT was
 given) and `Answer.*` (what the worker sent). Our answer is the submission payload as JSON in
-`Answer.labels`, so an exported file imports back losslessly; labels are written by the work service's own
-validated submit, never here. Other campaigns' answers can be mapped with `answer_to_labels`.
+`Answer.labels`, so an exported file imports back losslessly (annotation_tasks.importers.results_csv).
 """
 from __future__ import annotations
 
 import csv
 import io
 import json
-from collections.abc import Callable, Iterable, Iterator, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Iterator
 from datetime import UTC, datetime
 
-from django.db import transaction
-from django.utils import timezone
-
-from annotation_tasks.models import Assignment, Batch, Response, Source, Unit, UnitResponse, Worker
+from annotation_tasks.models import Assignment, Batch
 
 HIT_COLUMNS = [
     "HITId", "HITTypeId", "Title", "Description", "Keywords", "Reward", "CreationTime", "MaxAssignments",
@@ -34,38 +29,20 @@ ANSWER_COLUMNS = ["Answer.labels", "Answer.time_on_task_ms"]
 TAIL_COLUMNS = ["Approve", "Reject"]
 COLUMNS = HIT_COLUMNS + ASSIGNMENT_COLUMNS + INPUT_COLUMNS + ANSWER_COLUMNS + TAIL_COLUMNS
 
-_STATUS_OUT = {"submitted": "Submitted", "approved": "Approved", "rejected": "Rejected"}
-_STATUS_IN = {"Submitted": "submitted", "Approved": "approved", "Rejected": "rejected"}
-_TIME_FORMAT = "%a %b %d %H:%M:%S %Z %Y"  # MTurk's: "Tue Jan 02 10:00:00 PST 2024"
+_S = Assignment.Status
+MTURK_STATUS = {_S.SUBMITTED: "Submitted", _S.APPROVED: "Approved", _S.REJECTED: "Rejected"}  # finished work
+TIME_FORMAT = "%a %b %d %H:%M:%S %Z %Y"  # MTurk's: "Tue Jan 02 10:00:00 PST 2024"
 
 
 def _mturk_time(value: datetime | None) -> str:
-    return value.astimezone(UTC).strftime(_TIME_FORMAT).replace("UTC", "GMT") if value else ""
-
-
-def _parse_time(value: str) -> datetime | None:
-    value = (value or "").strip()
-    if not value:
-        return None
-    try:
-        parsed = datetime.fromisoformat(value)
-        return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
-    except ValueError:
-        pass
-    parts = value.split()
-    if len(parts) == 6:  # the zone name (PST, GMT...) is not parseable portably: read it as UTC, keep the clock
-        try:
-            return datetime.strptime(" ".join(parts[:4] + parts[5:]), "%a %b %d %H:%M:%S %Y").replace(tzinfo=UTC)
-        except ValueError:
-            return None
-    return None
+    return value.astimezone(UTC).strftime(TIME_FORMAT).replace("UTC", "GMT") if value else ""
 
 
 def export_rows(batch: Batch) -> Iterator[dict[str, str]]:
     """One row per submitted/approved/rejected assignment of the batch, in MTurk's results shape."""
     settings = batch.settings or {}
     qs = (
-        Assignment.objects.filter(unit__batch=batch, status__in=list(_STATUS_OUT))
+        Assignment.objects.filter(unit__batch=batch, status__in=Assignment.Status.done())
         .select_related("worker", "unit__source")
         .prefetch_related("unit__unit_responses__response")
         .order_by("unit_id", "id")
@@ -96,12 +73,12 @@ def export_rows(batch: Batch) -> Iterator[dict[str, str]]:
             "LifetimeInSeconds": str(settings.get("lifetime_s", "")),
             "AssignmentId": a.provider_assignment_id or f"factcrowd-assignment-{a.pk}",
             "WorkerId": a.worker.external_id,
-            "AssignmentStatus": _STATUS_OUT[a.status],
+            "AssignmentStatus": MTURK_STATUS[a.status],
             "AcceptTime": _mturk_time(a.started_at or a.created_at),
             "SubmitTime": _mturk_time(a.submitted_at),
             "AutoApprovalTime": "",
-            "ApprovalTime": _mturk_time(a.reviewed_at) if a.status == "approved" else "",
-            "RejectionTime": _mturk_time(a.reviewed_at) if a.status == "rejected" else "",
+            "ApprovalTime": _mturk_time(a.reviewed_at) if a.status == _S.APPROVED else "",
+            "RejectionTime": _mturk_time(a.reviewed_at) if a.status == _S.REJECTED else "",
             "RequesterFeedback": a.feedback,
             "WorkTimeInSeconds": work_s,
             "LifetimeApprovalRate": "",
@@ -127,120 +104,3 @@ def write_results_csv(batch: Batch, out: io.TextIOBase) -> int:
         writer.writerow(row)
         n += 1
     return n
-
-
-@dataclass
-class ImportResult:
-    rows: int = 0
-    assignments_created: int = 0
-    assignments_existing: int = 0
-    labels_written: int = 0
-    units_created: int = 0
-    errors: list[str] = field(default_factory=list)
-
-
-def _default_labels(row: Mapping[str, str]) -> dict | None:
-    raw = row.get("Answer.labels", "")
-    return json.loads(raw) if raw else None
-
-
-def _unit_for(batch: Batch, row: Mapping[str, str], units: dict[str, Unit], result: ImportResult) -> Unit | None:
-    """Find the row's unit by HITId, our unit id, or the source (creating a unit in the batch for the source)."""
-    hit = row.get("HITId", "")
-    if hit in units:
-        return units[hit]
-    unit = Unit.objects.filter(batch=batch, provider_ref=hit).first() if hit else None
-    if unit is None and row.get("Input.unit_id", "").isdigit():
-        unit = Unit.objects.filter(pk=int(row["Input.unit_id"]), project=batch.project).first()
-        if unit is not None and unit.batch_id != batch.pk:
-            unit = None  # a unit of another batch: compose a fresh one here instead
-    if unit is None:
-        source = Source.objects.filter(project=batch.project, external_id=row.get("Input.source_id", "")).first()
-        if source is None:
-            return None
-        wanted_ids = [r for r in row.get("Input.response_ids", "").split("|") if r]
-        responses = Response.objects.filter(source=source).order_by("id")
-        if wanted_ids:
-            by_ext = {r.external_id: r for r in responses.filter(external_id__in=wanted_ids)}
-            responses = [by_ext[r] for r in wanted_ids if r in by_ext]
-        unit = Unit.objects.create(
-            project=batch.project, batch=batch, source=source, mode=row.get("Input.mode") or "qasem",
-            assignments_wanted=int(row.get("MaxAssignments") or 1), provider_ref=hit,
-        )
-        UnitResponse.objects.bulk_create(
-            [UnitResponse(unit=unit, response=r, position=i) for i, r in enumerate(responses)]
-        )
-        result.units_created += 1
-    if hit:
-        units[hit] = unit
-    return unit
-
-
-def import_results_csv(
-    batch: Batch,
-    rows: Iterable[Mapping[str, str]] | io.TextIOBase,
-    *,
-    provider_name: str = "mturk",
-    answer_to_labels: Callable[[Mapping[str, str]], dict | None] = _default_labels,
-) -> ImportResult:
-    """Import an MTurk (or Turkle) results file into `batch`; rerunning it adds nothing twice.
-
-    Assignments are keyed on (AssignmentId, WorkerId) like sync; labels go through the work service's
-    validated submit (a row whose labels do not validate is reported in `errors`, the rest still import).
-    """
-    from annotation_tasks.services import work
-
-    if hasattr(rows, "read"):
-        rows = csv.DictReader(rows)
-    result = ImportResult()
-    units: dict[str, Unit] = {}
-    for i, row in enumerate(rows, start=2):  # line numbers as a spreadsheet shows them
-        result.rows += 1
-        status = _STATUS_IN.get(row.get("AssignmentStatus", "Submitted") or "Submitted")
-        if status is None:
-            continue
-        with transaction.atomic():
-            unit = _unit_for(batch, row, units, result)
-            if unit is None:
-                result.errors.append(f"line {i}: no unit or source for HIT {row.get('HITId')!r}")
-                continue
-            worker, _ = Worker.objects.get_or_create(provider=provider_name, external_id=row["WorkerId"])
-            aid = row.get("AssignmentId") or f"{row.get('HITId')}:{row['WorkerId']}"
-            a = Assignment.objects.filter(provider_assignment_id=aid, worker=worker).first()
-            if a is not None:
-                result.assignments_existing += 1
-                continue
-            a = Assignment.objects.create(
-                unit=unit, worker=worker, provider_assignment_id=aid, started_at=_parse_time(row.get("AcceptTime", "")),
-            )
-            result.assignments_created += 1
-        try:
-            labels = answer_to_labels(row)
-        except (ValueError, KeyError) as exc:
-            labels = None
-            result.errors.append(f"line {i}: unreadable answer: {exc}")
-        ms = row.get("Answer.time_on_task_ms", "")
-        work_s = row.get("WorkTimeInSeconds", "")
-        time_ms = int(ms) if ms.isdigit() else (int(work_s) * 1000 if work_s.isdigit() else None)
-        if labels is not None:
-            try:
-                work.submit(a, {"labels": labels, "time_on_task_ms": time_ms})
-                result.labels_written += 1
-            except work.WorkError as exc:
-                result.errors.append(f"line {i}: labels not accepted: {exc} {getattr(exc, 'errors', '')}")
-        a.refresh_from_db()
-        answers = {k[len("Answer."):]: v for k, v in row.items() if k.startswith("Answer.") and v}
-        a.status = status
-        a.submitted_at = _parse_time(row.get("SubmitTime", "")) or a.submitted_at or timezone.now()
-        a.feedback = row.get("RequesterFeedback", "") or a.feedback
-        if status != "submitted":
-            a.reviewed_at = _parse_time(row.get("ApprovalTime", "") or row.get("RejectionTime", "")) or timezone.now()
-        if a.submission is None:
-            a.submission = {"platform_answer": answers}
-        if a.time_on_task_ms is None and time_ms is not None:
-            a.time_on_task_ms = time_ms
-        a.save()
-    if batch.status == Batch.Status.DRAFT:
-        batch.status = Batch.Status.IMPORTED
-        batch.save(update_fields=["status"])
-    return result

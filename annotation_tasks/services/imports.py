@@ -6,17 +6,22 @@ so importing a file twice changes nothing.
 """
 from __future__ import annotations
 
-from collections.abc import Sequence
+import io
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 
 from django.db import transaction
 
-from annotation_tasks.importers import factscore, items, qasem_release
+from annotation_tasks.importers import factscore, items, qasem_release, results_csv
 from annotation_tasks.importers.base import ImportFormatError
 from annotation_tasks.importers.common import ImportResult, get_or_create_project
+from annotation_tasks.models import Assignment, Batch
 from annotation_tasks.models.projects import DEFAULT_PROTOCOL
+from annotation_tasks.services import work
 
-__all__ = ["ImportFormatError", "ImportResult", "import_factscore", "import_items", "import_qasem_release"]
+__all__ = [
+    "ImportFormatError", "ImportResult", "import_factscore", "import_items", "import_qasem_release", "import_results_csv",
+]
 
 
 def import_qasem_release(path: str | Path, project_name: str) -> ImportResult:
@@ -57,3 +62,20 @@ def import_items(path: str | Path, project_name: str) -> ImportResult:
     with transaction.atomic():
         project, _ = get_or_create_project(project_name, DEFAULT_PROTOCOL)
         return items.write(project, records, path.name)
+
+
+def import_results_csv(
+    batch: Batch, rows: Iterable[Mapping[str, str]] | io.TextIOBase, *, provider_name: str = "mturk",
+    answer_to_labels: Callable[[Mapping[str, str]], dict | None] = results_csv.default_labels,
+) -> results_csv.ImportResult:
+    """An MTurk (or Turkle) results file into `batch`; labels go through the work service's validated submit."""
+
+    def submit(assignment: Assignment, body: dict) -> str | None:
+        try:
+            work.submit(assignment, body)
+        except work.WorkError as exc:
+            return f"{exc} {getattr(exc, 'errors', '')}"
+        return None
+
+    records = results_csv.read(rows, answer_to_labels)
+    return results_csv.write(batch, records, submit=submit, provider_name=provider_name)

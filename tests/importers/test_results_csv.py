@@ -6,9 +6,11 @@ import io
 
 import pytest
 
-from annotation_tasks.crowd.results_csv import COLUMNS, import_results_csv, write_results_csv
-from annotation_tasks.models import Assignment, Batch, QALabel, SpanLabel
+from annotation_tasks.exporters.results_csv import COLUMNS, write_results_csv
+from annotation_tasks.importers.base import ImportFormatError
+from annotation_tasks.models import Assignment, Batch, QALabel, SpanLabel, Unit
 from annotation_tasks.services import queue, work
+from annotation_tasks.services.imports import import_results_csv
 from tests.work.builders import make_unit
 
 pytestmark = pytest.mark.django_db
@@ -75,3 +77,19 @@ def test_outside_campaign_rows_without_our_labels_keep_their_answers():
     a = Assignment.objects.get(provider_assignment_id="ASG1")
     assert (a.status, a.submission, a.time_on_task_ms) == ("approved", {"platform_answer": {"verdict": "supported"}}, 30000)
     assert a.submitted_at.year == 2024 and a.unit.provider_ref == "HIT1"
+
+
+@pytest.mark.parametrize(("row", "column"), [
+    ("HIT1,,ASG1,Submitted,{src},", "WorkerId"),
+    ("HIT1,AW1,ASG1,Submitted,{src},pairwise", "Input.mode"),
+])
+def test_a_row_that_cannot_be_imported_refuses_the_file_naming_line_and_column(row, column):
+    unit = make_unit("CSV3", n_qas=1, n_responses=1)
+    good = f"HIT0,AW0,ASG0,Submitted,{unit.source.external_id},qasem"
+    text = "HITId,WorkerId,AssignmentId,AssignmentStatus,Input.source_id,Input.mode\n" + good + "\n" + row.format(
+        src=unit.source.external_id) + "\n"
+    batch = Batch.objects.create(project=unit.project, name="broken")
+    with pytest.raises(ImportFormatError) as raised:
+        import_results_csv(batch, io.StringIO(text))
+    assert (raised.value.line, raised.value.field) == (3, column)
+    assert not Assignment.objects.filter(unit__batch=batch).exists() and not Unit.objects.filter(batch=batch).exists()
