@@ -31,6 +31,7 @@ from annotation_tasks.models import (
     Assignment,
     AtomicFact,
     FactLabel,
+    GoldLabel,
     PairwisePreference,
     Project,
     Response,
@@ -187,4 +188,20 @@ def preferences_frame(project: Project) -> pd.DataFrame:
     )
     frame.columns = ["unit_id", "aspect", "worker_id", "assignment_id", "response_a_id", "response_b_id",
                      "system_a", "system_b", "score"]
+    return frame
+
+
+def worker_labels_frame(project: Project) -> pd.DataFrame:
+    """level, item_id, worker_id, label of the labels frame, plus `gold`: the labelled item's gold value, or None.
+
+    What quality control compares a worker's labels with (services.quality.metrics); plain object columns.
+    """
+    frame = labels_frame(project)[["level", "item_id", "worker_id", "label"]].copy()
+    frame["level"] = frame["level"].astype(object)
+    frame["label"] = frame["label"].astype(object)
+    gold: dict[tuple[str, int], str] = {}
+    for level in ("span", "qa", "fact"):  # GoldLabel's targets
+        rows = GoldLabel.objects.filter(**{f"{level}__response__project": project}).values_list(f"{level}_id", "value")
+        gold.update(((level, item_id), value) for item_id, value in rows)
+    frame["gold"] = [gold.get((lv, int(i))) for lv, i in zip(frame["level"], frame["item_id"], strict=True)]
     return frame
