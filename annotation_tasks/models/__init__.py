@@ -5,7 +5,9 @@
 - work:     Worker, Batch, Unit, UnitResponse, Assignment, QualityDecision (who judges what)
 - labels:   SpanLabel, QALabel, FactLabel, PairwisePreference, GoldLabel (the judgements)
 - scores:   ItemScore (automatic scores), KnowledgeSource, Passage, RetrievedPassage (evidence for facts)
+- adjudication: AdjudicatedLabel (an expert's final label of a disputed item, with provenance)
 """
+from annotation_tasks.models.adjudication import AdjudicatedLabel
 from annotation_tasks.models.content import QA, AnswerSpan, AtomicFact, Predicate, Response, Source
 from annotation_tasks.models.labels import FactLabel, GoldLabel, PairwisePreference, QALabel, SpanLabel
 from annotation_tasks.models.projects import Job, Project, ProjectMembership
@@ -20,6 +22,7 @@ from annotation_tasks.models.work import (
 )
 
 __all__ = [
+    "AdjudicatedLabel",
     "AnswerSpan",
     "Assignment",
     "AtomicFact",
