@@ -189,6 +189,9 @@ ATOMIC_FACTS_BACKEND = env.str("ATOMIC_FACTS_BACKEND", default="embedded")
 LLM_BASE_URL = env.str("LLM_BASE_URL", default="")
 LLM_API_KEY = env.str("LLM_API_KEY", default="")
 LLM_MODEL = env.str("LLM_MODEL", default="")
+# The llm atomic-facts backend's demonstration set and instruction template (files; empty: parser/data/ defaults)
+ATOMIC_FACTS_DEMOS = env.str("ATOMIC_FACTS_DEMOS", default="")
+ATOMIC_FACTS_PROMPT = env.str("ATOMIC_FACTS_PROMPT", default="")
 # Automatic scorers (docs/scoring.md): nli loads a local directory; llm uses SCORER_LLM_* else the LLM_* above.
 SCORER_NLI_MODEL_DIR = env.str("SCORER_NLI_MODEL_DIR", default="")
 SCORER_DEVICE = env.str("SCORER_DEVICE", default="")  # "" = cuda when present, else cpu

@@ -267,10 +267,7 @@ def _facts_backend(project: Project) -> Any:
     from parser import atomic_facts
 
     return atomic_facts.get_backend(
-        getattr(settings, "ATOMIC_FACTS_BACKEND", "embedded"),
-        base_url=getattr(settings, "LLM_BASE_URL", ""),
-        api_key=getattr(settings, "LLM_API_KEY", ""),
-        model=getattr(settings, "LLM_MODEL", ""),
+        getattr(settings, "ATOMIC_FACTS_BACKEND", "embedded"), **atomic_facts.settings_options(settings)
     )
 
 

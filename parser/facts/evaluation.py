@@ -152,7 +152,7 @@ def load_factscore_labeled(path: str | Path) -> list[LabeledResponse]:
     return out
 
 
-SplitSentences = Callable[[Sequence[str]], list[list[str]]]
+SplitSentences = Callable[[Sequence[str], Iterable[int] | None], list[list[str]]]
 
 
 def evaluate_labeled(responses: Iterable[LabeledResponse], split_sentences: SplitSentences) -> FactScores:
@@ -162,7 +162,8 @@ def evaluate_labeled(responses: Iterable[LabeledResponse], split_sentences: Spli
     for response in responses:
         if not any(h is not None for h in response.human_facts):
             continue
-        generated = split_sentences(list(response.sentences))
+        wanted = [i for i, h in enumerate(response.human_facts) if h is not None]
+        generated = split_sentences(list(response.sentences), wanted)
         if len(generated) != len(response.sentences):
             raise ValueError(f"the backend gave {len(generated)} fact lists for {len(response.sentences)} sentences")
         pairs.extend((g, h) for g, h in zip(generated, response.human_facts, strict=True) if h is not None)

@@ -1,26 +1,29 @@
-"""Atomic facts: the LLM backend against a fake OpenAI-compatible server on loopback, and the embedded backend."""
+"""Atomic facts: the FActScore LLM procedure against a fake OpenAI-compatible server on loopback, the registry,
+and the frames backend. (The dependency-rule splitter: test_facts_embedded.py; the measure: test_facts_evaluation.)"""
 from __future__ import annotations
 
 import json
-import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
+from pathlib import Path
 
 import pytest
 
 from parser import atomic_facts
 from parser.embedded import EmbeddedParser
+from parser.facts import llm
+from tests.crowd.fakes.loopback import LoopbackFake
 
 
-class FakeChat:
-    """Speaks /v1/chat/completions; replies with canned facts, can fail a few times first."""
+class FakeChat(LoopbackFake):
+    """Speaks /v1/chat/completions: answers each prompt by its last sentence, can fail a few times first."""
 
-    def __init__(self, replies: dict[str, str], fail_first: int = 0, status: int = 503):
-        self.replies, self.fail_first, self.status = replies, fail_first, status
+    def __init__(self, replies: dict[str, str], fail_first: int = 0, status: int = 503, finish: str = "stop"):
+        self.replies, self.fail_first, self.status, self.finish = replies, fail_first, status, finish
         self.requests: list[dict] = []
         self.headers: list[dict] = []
 
-    def handler(self) -> type[BaseHTTPRequestHandler]:
+    def _handler(self) -> type[BaseHTTPRequestHandler]:
         fake = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -33,11 +36,12 @@ class FakeChat:
                     self.send_response(fake.status)
                     self.end_headers()
                     return
-                sentence = body["messages"][-1]["content"]
+                prompt = body["messages"][-1]["content"]
+                asked = prompt.rstrip("\n").rsplit("\n", 1)[-1].split(": ", 1)[1]
                 payload = {
                     "id": "x", "object": "chat.completion", "model": body["model"],
-                    "choices": [{"index": 0, "message": {"role": "assistant", "content": fake.replies[sentence]},
-                                 "finish_reason": "stop"}],
+                    "choices": [{"index": 0, "message": {"role": "assistant", "content": fake.replies[asked]},
+                                 "finish_reason": fake.finish}],
                 }
                 data = json.dumps(payload).encode()
                 self.send_response(200)
@@ -54,63 +58,145 @@ class FakeChat:
 
 @pytest.fixture
 def serve() -> Iterator:
-    servers = []
+    fakes: list[FakeChat] = []
 
     def start(fake: FakeChat) -> str:
-        server = ThreadingHTTPServer(("127.0.0.1", 0), fake.handler())
-        threading.Thread(target=server.serve_forever, daemon=True).start()
-        servers.append(server)
-        return f"http://127.0.0.1:{server.server_address[1]}/v1"
+        fakes.append(fake.start())
+        return fake.url + "/v1"
 
     yield start
-    for server in servers:
-        server.shutdown()
-        server.server_close()
+    for fake in fakes:
+        fake.stop()
 
 
-def test_llm_backend_sends_instruction_demonstrations_and_reads_bullets(serve, embedded: EmbeddedParser) -> None:
-    text = "Ada Lovelace wrote the first program. She died in 1852."
+DEMOS = [
+    {"sentence": "Ann Lee is a Canadian poet.", "facts": ["Ann Lee is Canadian.", "Ann Lee is a poet."]},
+    {"sentence": "Bo Chen plays chess.", "facts": ["Bo Chen plays chess."]},
+    {"sentence": "The bridge opened in 1932 and closed in 1990.",
+     "facts": ["The bridge opened in 1932.", "The bridge closed in 1990."]},
+    {"sentence": "She won the Booker Prize for her novel Dust in 2004.",
+     "facts": ["She won the Booker Prize.", "She won the Booker Prize for her novel.", "Her novel is Dust."]},
+]
+
+
+@pytest.fixture
+def demo_files(tmp_path: Path) -> tuple[Path, Path]:
+    demos = tmp_path / "demos.json"
+    demos.write_text(json.dumps(DEMOS), encoding="utf-8")
+    prompt = tmp_path / "prompt.txt"
+    prompt.write_text("Split into facts: {sentence}\n", encoding="utf-8")
+    return demos, prompt
+
+
+def test_llm_backend_follows_the_factscore_prompt_and_cleans_the_list(serve, demo_files, embedded: EmbeddedParser) -> None:
+    demos, prompt = demo_files
+    text = "Ada Lovelace won a prize for her poem in 1843. The theatre closed on November 27, 1852."
     fake = FakeChat({
-        "Ada Lovelace wrote the first program.": "- Ada Lovelace wrote a program.\n- The program was the first program.",
-        "She died in 1852.": "Here are the facts:\n- Ada Lovelace died.\n- Ada Lovelace died in 1852.",
+        "Ada Lovelace won a prize for her poem in 1843.":
+            "- Ada Lovelace won a prize.\n\n- Ada Lovelace won a prize in 1843.\n- Ada Lovelace won it in 1901.\n-\n"
+            "- Ada Lovelace won a prize for her poem",
+        "The theatre closed on November 27, 1852.":
+            "- The theatre closed.\n- The theatre closed on November 27.\nPlease breakdown ...\n- junk",
     })
-    url = serve(fake)
-    backend = atomic_facts.get_backend("llm", base_url=url, model="tiny-chat", api_key="k-123")
+    backend = atomic_facts.get_backend("llm", base_url=serve(fake), model="tiny-chat", api_key="k-123",
+                                       demos=str(demos), prompt=str(prompt), fixed=2, similar=1)
     facts = backend.split(embedded.parse(text))
     assert facts == [
-        ["Ada Lovelace wrote a program.", "The program was the first program."],
-        ["Ada Lovelace died.", "Ada Lovelace died in 1852."],
+        # blank and empty items dropped, the last given its stop, the fact with a date the sentence lacks dropped
+        ["Ada Lovelace won a prize.", "Ada Lovelace won a prize in 1843.", "Ada Lovelace won a prize for her poem."],
+        # the abbreviated date repaired to the sentence's; the reply ends where it starts over
+        ["The theatre closed.", "The theatre closed on November 27, 1852."],
     ]
     first = fake.requests[0]
     assert first["path"] == "/v1/chat/completions" and first["model"] == "tiny-chat" and first["temperature"] == 0
-    roles = [m["role"] for m in first["messages"]]
-    assert roles[0] == "system" and roles[-1] == "user" and roles.count("assistant") == len(atomic_facts.DEMONSTRATIONS)
-    assert "independent facts" in first["messages"][0]["content"]
     assert fake.headers[0]["Authorization"] == "Bearer k-123"
+    blocks = first["messages"][0]["content"].strip().split("\n\n")
+    # two fixed demonstrations, then the BM25-closest one (the prize sentence), then the sentence asked about
+    assert [b.splitlines()[0] for b in blocks] == [
+        "Split into facts: Ann Lee is a Canadian poet.",
+        "Split into facts: Bo Chen plays chess.",
+        "Split into facts: She won the Booker Prize for her novel Dust in 2004.",
+        "Split into facts: Ada Lovelace won a prize for her poem in 1843.",
+    ]
+    assert blocks[2].splitlines()[1:] == [f"- {f}" for f in DEMOS[3]["facts"]]
+    second = fake.requests[1]["messages"][0]["content"].strip().split("\n\n")
+    assert second[2].splitlines()[0] == "Split into facts: The bridge opened in 1932 and closed in 1990."
 
 
-def test_llm_backend_retries_overload_then_gives_up_on_client_errors(serve) -> None:
+def test_generic_facts_a_longer_fact_contains_are_dropped() -> None:
+    facts = llm.postprocess("He was born in Ohio.", ["He was born.", "He was born in Ohio.", "He was born in Ohio."])
+    assert facts == ["He was born in Ohio."]
+    # a sentence date no fact accounts for: FActScore keeps the list as it came (de-duplicated)
+    assert llm.postprocess("He was born in 1950 in Ohio.", ["He was born in Ohio.", "He was born in 1951."]) == [
+        "He was born in Ohio.", "He was born in 1951."]
+
+
+def test_truncated_reply_loses_its_last_item_and_no_fact_replies_give_none(serve, demo_files) -> None:
+    demos, prompt = demo_files
+    fake = FakeChat({"It rained in Leeds.": "- It rained.\n- It rained in Le"}, finish="length")
+    backend = atomic_facts.get_backend("llm", base_url=serve(fake), model="m", demos=str(demos), prompt=str(prompt))
+    assert backend.split_sentence("It rained in Leeds.") == ["It rained."]
+    none = FakeChat({"Thanks for asking.": "This sentence does not contain any facts."})
+    backend = atomic_facts.get_backend("llm", base_url=serve(none), model="m", demos=str(demos), prompt=str(prompt))
+    assert backend.split_sentence("Thanks for asking.") == []
+    assert backend.split_sentences(["Sure, here is a bio.", "Thanks for asking."], wanted=[0]) == [[], []]
+    assert len(none.requests) == 1  # 'Sure ...' is never sent (FActScore), and sentence 1 was not wanted
+
+
+def test_a_demonstration_identical_to_the_sentence_is_never_shown(demo_files) -> None:
+    demos, prompt = demo_files
+    builder = llm.PromptBuilder(llm.load_demonstrations(demos), llm.load_prompt(prompt), fixed=1, similar=2)
+    text = builder.build("Bo Chen plays chess.")
+    assert text.count("Bo Chen plays chess.") == 1 and text.rstrip().endswith("Bo Chen plays chess.")
+
+
+def test_llm_backend_retries_overload_then_gives_up_on_client_errors(serve, demo_files) -> None:
+    demos, prompt = demo_files
     fake = FakeChat({"It rained.": "- It rained."}, fail_first=2, status=503)
-    backend = atomic_facts.LLMFactBackend(serve(fake), "m", retries=2)
+    backend = llm.LLMFactBackend(serve(fake), "m", retries=2, demos=demos, prompt=prompt)
     assert backend.split_sentence("It rained.") == ["It rained."]
     assert len(fake.requests) == 3
     bad = FakeChat({}, fail_first=5, status=401)
-    backend = atomic_facts.LLMFactBackend(serve(bad), "m", retries=3)
+    backend = llm.LLMFactBackend(serve(bad), "m", retries=3, demos=demos, prompt=prompt)
     with pytest.raises(atomic_facts.LLMError, match="401"):
         backend.split_sentence("It rained.")
     assert len(bad.requests) == 1  # no retry on a client error
 
 
-def test_llm_backend_needs_endpoint_and_model() -> None:
+def test_demonstration_and_prompt_files_are_checked(tmp_path: Path) -> None:
+    bad_json = tmp_path / "a.json"
+    bad_json.write_text("[{", encoding="utf-8")
+    with pytest.raises(llm.DemonstrationError, match=r"a\.json: not JSON"):
+        llm.load_demonstrations(bad_json)
+    no_facts = tmp_path / "b.json"
+    no_facts.write_text(json.dumps([DEMOS[0], {"sentence": "X.", "facts": []}]), encoding="utf-8")
+    with pytest.raises(llm.DemonstrationError, match=r"b\.json: \[1\]\.facts"):
+        llm.load_demonstrations(no_facts)
+    paper_shape = tmp_path / "demons.json"
+    paper_shape.write_text(json.dumps({d["sentence"]: d["facts"] for d in DEMOS}), encoding="utf-8")
+    assert [d.sentence for d in llm.load_demonstrations(paper_shape)] == [d["sentence"] for d in DEMOS]
+    template = tmp_path / "p.txt"
+    template.write_text("Break this down.", encoding="utf-8")
+    with pytest.raises(llm.DemonstrationError, match="exactly once"):
+        llm.load_prompt(template)
+    with pytest.raises(ValueError, match="missing.json"):
+        atomic_facts.get_backend("llm", base_url="http://127.0.0.1:9", model="m", demos=str(tmp_path / "missing.json"))
+
+
+def test_packaged_demonstrations_are_human_facts_of_whole_sentences() -> None:
+    demos = llm.load_demonstrations()
+    assert 200 <= len(demos) <= 500
+    assert len({d.sentence for d in demos}) == len(demos)
+    assert all(f.endswith((".", '"', "”")) and "  " not in f for d in demos for f in d.facts)
+    assert llm.load_prompt() == "Please breakdown the following sentence into independent facts: {sentence}"
+
+
+def test_backend_registry() -> None:
     with pytest.raises(ValueError, match="LLM_BASE_URL"):
         atomic_facts.get_backend("llm", base_url="", model="m")
-    with pytest.raises(ValueError, match="unknown atomic-facts backend"):
+    with pytest.raises(ValueError, match="unknown atomic-facts backend 'magic'; choose one of embedded, frames, llm"):
         atomic_facts.get_backend("magic")
-
-
-def test_fact_lines_parsing() -> None:
-    assert atomic_facts.parse_fact_lines("- A.\n* B.\n1. C.\n\n2) D.") == ["A.", "B.", "C.", "D."]
-    assert atomic_facts.parse_fact_lines("A.\nB.") == ["A.", "B."]
+    assert atomic_facts.get_backend(None).name == "embedded"
 
 
 def test_frames_backend_renders_one_fact_per_frame(embedded: EmbeddedParser) -> None:
