@@ -5,9 +5,11 @@
 - work:     Worker, Batch, Unit, UnitResponse, Assignment, QualityDecision (who judges what)
 - labels:   SpanLabel, QALabel, FactLabel, PairwisePreference, GoldLabel (the judgements)
 - scores:   ItemScore (automatic scores), KnowledgeSource, Passage, RetrievedPassage (evidence for facts)
+- campaigns: Campaign, CampaignLabel (past campaigns' free-form labels, analysis only)
 - adjudication: AdjudicatedLabel (an expert's final label of a disputed item, with provenance)
 """
 from annotation_tasks.models.adjudication import AdjudicatedLabel
+from annotation_tasks.models.campaigns import Campaign, CampaignLabel
 from annotation_tasks.models.content import QA, AnswerSpan, AtomicFact, Predicate, Response, Source
 from annotation_tasks.models.labels import FactLabel, GoldLabel, PairwisePreference, QALabel, SpanLabel
 from annotation_tasks.models.projects import Job, Project, ProjectMembership
@@ -27,6 +29,8 @@ __all__ = [
     "Assignment",
     "AtomicFact",
     "Batch",
+    "Campaign",
+    "CampaignLabel",
     "FactLabel",
     "GoldLabel",
     "ItemScore",
