@@ -27,7 +27,6 @@ from annotation_tasks.api.serializers import (
 )
 from annotation_tasks.crowd import ProviderError
 from annotation_tasks.models import Assignment, QualityDecision, Worker
-from annotation_tasks.services import monitoring
 
 
 class WorkerActionSerializer(serializers.Serializer):
@@ -96,13 +95,13 @@ class WorkerViewSet(ResearcherScopedMixin, viewsets.ReadOnlyModelViewSet):
     @action(detail=True, methods=["post"])
     def approve(self, request: Request, pk: str | None = None) -> Response:
         """Approve all of the worker's submitted assignments in the project."""
-        return self._review_all(request, "approve")
+        return self._review_all(request, QualityDecision.Action.APPROVE)
 
     @extend_schema(request=WorkerActionSerializer, responses={200: {"type": "object", "additionalProperties": True}})
     @action(detail=True, methods=["post"])
     def reject(self, request: Request, pk: str | None = None) -> Response:
         """Reject all of the worker's submitted assignments in the project (feedback required)."""
-        return self._review_all(request, "reject")
+        return self._review_all(request, QualityDecision.Action.REJECT)
 
     @extend_schema(request=WorkerBonusSerializer, responses=QualityDecisionSerializer)
     @action(detail=True, methods=["post"])
@@ -113,7 +112,7 @@ class WorkerViewSet(ResearcherScopedMixin, viewsets.ReadOnlyModelViewSet):
         payload.is_valid(raise_exception=True)
         project = researcher_project_or_404(request, payload.validated_data["project"])
         assignment = (
-            worker.assignments.filter(unit__project=project, status__in=monitoring.DONE_STATUSES)
+            worker.assignments.filter(unit__project=project, status__in=Assignment.Status.done())
             .order_by("-submitted_at", "-id")
             .first()
         )
@@ -140,12 +139,12 @@ class WorkerViewSet(ResearcherScopedMixin, viewsets.ReadOnlyModelViewSet):
     @extend_schema(request=BlockSerializer, responses=WorkerSerializer)
     @action(detail=True, methods=["post"])
     def block(self, request: Request, pk: str | None = None) -> Response:
-        return self._block(request, "block")
+        return self._block(request, QualityDecision.Action.BLOCK)
 
     @extend_schema(request=BlockSerializer, responses=WorkerSerializer)
     @action(detail=True, methods=["post"])
     def unblock(self, request: Request, pk: str | None = None) -> Response:
-        return self._block(request, "unblock")
+        return self._block(request, QualityDecision.Action.UNBLOCK)
 
     @extend_schema(responses=QualityDecisionSerializer(many=True), parameters=[
         OpenApiParameter("action", str, required=False, description="Filter by action (approve, block...)."),

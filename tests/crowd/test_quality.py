@@ -8,6 +8,7 @@ import pytest
 from django.utils import timezone
 
 from annotation_tasks.crowd import get_provider
+from annotation_tasks.crowd.base import money, request_token
 from annotation_tasks.models import AnswerSpan, Assignment, QualityDecision, SpanLabel, Worker
 from annotation_tasks.services import quality
 from tests.work.builders import make_unit
@@ -168,7 +169,7 @@ def test_a_decision_in_flight_elsewhere_is_not_repeated_and_a_stale_one_is_taken
         def bonus(self, assignment, amount, reason, request_token):
             calls.append(request_token)
 
-    token = quality.request_token("bonus", a.pk, quality.money("0.40"), "")
+    token = request_token("bonus", a.pk, money("0.40"), "")
     QualityDecision.objects.create(worker=a.worker, assignment=a, action="bonus", reason="r", request_token=token,
                                    status="calling")  # another process is paying right now
     with pytest.raises(quality.DecisionInProgress):

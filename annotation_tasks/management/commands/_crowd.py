@@ -13,7 +13,7 @@ def project_named(name: str) -> Project:
         raise CommandError(f"no project named {name!r}") from exc
 
 
-def batches(batch_id: int | None, project_name: str | None, statuses: tuple[str, ...] = ("published",)) -> list[Batch]:
+def batches(batch_id: int | None, project_name: str | None, statuses: tuple[str, ...] = (Batch.Status.PUBLISHED,)) -> list[Batch]:
     if batch_id is not None:
         try:
             return [Batch.objects.get(pk=batch_id)]

@@ -38,7 +38,7 @@ class Command(BaseCommand):
             for batch in batches(opts["batch"], opts["project"]):
                 if opts["all"]:
                     n = 0
-                    for a in Assignment.objects.filter(unit__batch=batch, status="submitted").select_related("worker"):
+                    for a in Assignment.objects.filter(unit__batch=batch, status=Assignment.Status.SUBMITTED).select_related("worker"):
                         quality.approve(a, reason=opts["reason"], feedback=opts["feedback"])
                         n += 1
                     self.stdout.write(f"batch {batch.name}: approved {n}")

@@ -32,7 +32,7 @@ class Command(BaseCommand):
         elif opts["batch"]:
             (batch,) = batches(opts["batch"], None)
             targets = list(
-                Assignment.objects.filter(unit__batch=batch, status__in=["submitted", "approved"]).select_related("worker")
+                Assignment.objects.filter(unit__batch=batch, status__in=Assignment.Status.counted()).select_related("worker")
             )
             if opts["min_gold_accuracy"] is not None:
                 metrics = quality.worker_metrics(batch.project, {a.worker for a in targets})
