@@ -22,7 +22,7 @@ from spacy.tokens import Span
 from parser import lexicon, qasrl_slots
 from parser.embedded import DEFAULT_MODEL, EmbeddedParser, SentenceJob
 from parser.embedded.copular import copular_frame
-from parser.embedded.nominal import nominal_verb
+from parser.embedded.nominal import detect_nominal
 from parser.embedded.verbal import is_verbal_predicate
 from parser.types import Answer, PredicateFrame, QAPair
 
@@ -192,7 +192,7 @@ class T5Parser(EmbeddedParser):
             if job.nominal_predicates is not None or job.predicates is not None:
                 cands.append([])
             else:
-                cands.append([t.i - job.sent.start for t in job.sent if nominal_verb(t) is not None])
+                cands.append([t.i - job.sent.start for t in job.sent if detect_nominal(t) is not None])
         if self.classifier is not None and any(cands):
             chosen = self.classifier.predict([[t.text for t in job.sent] for job in jobs], cands)
         else:

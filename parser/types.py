@@ -44,6 +44,9 @@ class QAPair:
     question: str
     answers: list[Answer]
     role: str = ""
+    # How likely the QA is right (0..1): the predicate's detection probability times the argument rule's
+    # precision measured on training data; a project's policy (parser.policy) drops QAs below its minimum.
+    confidence: float = 1.0
 
     @property
     def slots(self) -> dict[str, str]:
@@ -59,6 +62,7 @@ class PredicateFrame:
     sentence_index: int = 0
     pos: str = ""  # VERB, NOUN, AUX as in the QASemConsistency release
     qas: list[QAPair] = field(default_factory=list)
+    confidence: float = 1.0  # that the token is a predicate at all (nominal: the detector's probability)
 
 
 @dataclass(slots=True)

@@ -23,6 +23,7 @@ from parser.embedded.arguments import (
     noun_governor,
     prep_argument,
 )
+from parser.embedded.detector import candidate_verb, load_detector
 from parser.embedded.questions import VerbInfo, add_qas, make_question
 from parser.embedded.syntax import (
     NOUN_TAGS,
@@ -45,29 +46,14 @@ Question = tuple[tuple[str, ...] | None, Arg]
 # ------------------------------------------------------------------------------------------------ detection
 
 
-def nominal_verb(tok: SpacyToken) -> str | None:
-    """The verb of a deverbal noun candidate, or None: lexicon lookup plus a few non-event classes.
-
-    QANom (dev) calls most lexicon-linked nouns eventive, agent nouns included (leader, player, director: 0.65-0.8
-    of -er/-or candidates), so only classes that are mostly not events are dropped: time and place nouns unless
-    they take an argument (possessor, of- or by-phrase), and plural nouns for groups of people (people, officials).
-    """
-    if tok.tag_ not in NOUN_TAGS or not tok.is_alpha or len(tok.text) < 3:
+def detect_nominal(tok: SpacyToken) -> tuple[str, float] | None:
+    """(verb, probability) when the trained detector calls a candidate noun an event, else None."""
+    verb = candidate_verb(tok)
+    if verb is None:
         return None
-    low = tok.lower_
-    if low in W.TIME_NOUNS or low in W.PLACE_NOUNS:
-        if not has_nominal_argument(tok):
-            return None
-    elif low in W.PERSON_NOUNS and tok.tag_ == "NNS" or low in W.NON_EVENT_NOUNS:
-        return None
-    return lexicon.nominalization_verb(low)
-
-
-def has_nominal_argument(n: SpacyToken) -> bool:
-    for c in n.children:
-        if c.dep_ == "poss" or c.dep_ == "prep" and c.lower_ in {"of", "by"}:
-            return True
-    return False
+    detector = load_detector()
+    p = detector.probability(tok, verb)
+    return (verb, p) if p >= detector.threshold else None
 
 
 def is_agent_noun(n: SpacyToken, verb: str) -> bool:
@@ -273,9 +259,14 @@ def nominal_questions(verb: str, found: NounArgs) -> list[Question]:
     return qas
 
 
-def nominal_frame(n: SpacyToken, verb: str, offset: int, sentence_index: int) -> PredicateFrame:
-    """QANom-style QAs for a deverbal noun: possessor / compound / 'by' as agent, 'of' as theme, adjunct PPs."""
-    frame = PredicateFrame(n.i + offset, n.text, verb, "nominal", sentence_index, "NOUN")
+def nominal_frame(n: SpacyToken, verb: str, offset: int, sentence_index: int, confidence: float = 1.0) -> PredicateFrame:
+    """QANom-style QAs for a deverbal noun: possessor / compound / 'by' as agent, 'of' as theme, adjunct PPs.
+
+    `confidence` is the detector's probability that the noun is an event (1.0 when the predicate was given).
+    """
+    frame = PredicateFrame(n.i + offset, n.text, verb, "nominal", sentence_index, "NOUN", confidence=confidence)
     questions = nominal_questions(verb, nominal_arguments(n, verb))
     add_qas(frame.qas, [(q, a) for q, a in questions if not (a.span[0] <= n.i < a.span[1])], n.doc, offset)
+    for qa in frame.qas:
+        qa.confidence = confidence
     return frame

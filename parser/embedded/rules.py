@@ -10,12 +10,12 @@ from spacy.tokens import Doc, Span
 
 from parser import lexicon
 from parser.embedded.copular import copular_frame
-from parser.embedded.nominal import nominal_frame, nominal_verb
+from parser.embedded.nominal import detect_nominal, nominal_frame
 from parser.embedded.syntax import AUX_DEPS, NOUN_TAGS, VERB_TAGS
 from parser.embedded.verbal import is_verbal_predicate, verbal_frame
 from parser.types import PredicateFrame
 
-__all__ = ["copular_frame", "frames_for", "is_verbal_predicate", "nominal_frame", "nominal_verb", "verbal_frame"]
+__all__ = ["copular_frame", "detect_nominal", "frames_for", "is_verbal_predicate", "nominal_frame", "verbal_frame"]
 
 
 def frames_for(
@@ -51,8 +51,8 @@ def frames_for(
                 verb = lexicon.nominalization_verb(tok.lower_) or tok.lower_
                 frames.append(nominal_frame(tok, verb, offset, sentence_index))
         elif nominal and chosen is None and tag in NOUN_TAGS:
-            found = nominal_verb(tok)
+            found = detect_nominal(tok)
             if found is not None:
                 # argument-less nouns are kept: detection is reported on its own, the T5 model asks about them
-                frames.append(nominal_frame(tok, found, offset, sentence_index))
+                frames.append(nominal_frame(tok, found[0], offset, sentence_index, confidence=found[1]))
     return frames
