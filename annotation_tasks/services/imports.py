@@ -12,15 +12,16 @@ from pathlib import Path
 
 from django.db import transaction
 
-from annotation_tasks.importers import factscore, items, qasem_release, results_csv
+from annotation_tasks.importers import atomic_facts, factscore, items, qasem_release, results_csv
 from annotation_tasks.importers.base import ImportFormatError
 from annotation_tasks.importers.common import ImportResult, get_or_create_project
-from annotation_tasks.models import Assignment, Batch
+from annotation_tasks.models import Assignment, Batch, Project
 from annotation_tasks.models.projects import DEFAULT_PROTOCOL
 from annotation_tasks.services import work
 
 __all__ = [
-    "ImportFormatError", "ImportResult", "import_factscore", "import_items", "import_qasem_release", "import_results_csv",
+    "ImportFormatError", "ImportResult", "import_facts", "import_factscore", "import_items", "import_qasem_release",
+    "import_results_csv",
 ]
 
 
@@ -53,6 +54,17 @@ def import_factscore(paths: Sequence[str | Path], project_name: str, system: str
     with transaction.atomic():
         project, _ = get_or_create_project(project_name, factscore.PROTOCOL)
         return [factscore.write(project, records, p.name) for p, records in loaded]
+
+
+def import_facts(path: str | Path, project_name: str) -> ImportResult:
+    """Atomic facts made elsewhere, per response and sentence, onto an existing project's responses."""
+    path = Path(path)
+    records = atomic_facts.read(path)
+    with transaction.atomic():
+        project = Project.objects.filter(name=project_name).first()
+        if project is None:
+            raise ImportFormatError("--project", None, None, f"no project named {project_name!r}")
+        return atomic_facts.write(project, records, path.name)
 
 
 def import_items(path: str | Path, project_name: str) -> ImportResult:
