@@ -15,6 +15,12 @@ from annotation_tasks.api.content import (
 )
 from annotation_tasks.api.jobs import JobViewSet
 from annotation_tasks.api.projects import ProjectViewSet
+from annotation_tasks.api.review import (
+    AdjudicationQueueView,
+    AdjudicationsView,
+    AssignmentReviewView,
+    WorkerReviewView,
+)
 from annotation_tasks.api.work_views import DraftView, NextUnitView, SubmitView, UnitView
 from annotation_tasks.api.workers import WorkerViewSet
 
@@ -41,5 +47,10 @@ urlpatterns: list = [
     path("work/<str:token>/submit", SubmitView.as_view(), name="work-submit"),
     # Researchers' scripts: POST {username, password} → {token}; send "Authorization: Token <token>".
     path("auth/token/", obtain_auth_token, name="api-token"),
+    # Review and adjudication (api/review.py): researchers of the project only.
+    path("assignments/<int:pk>/review/", AssignmentReviewView.as_view(), name="assignment-review"),
+    path("projects/<int:project_id>/workers/<int:worker_id>/review/", WorkerReviewView.as_view(), name="worker-review"),
+    path("projects/<int:project_id>/adjudication/queue/", AdjudicationQueueView.as_view(), name="adjudication-queue"),
+    path("projects/<int:project_id>/adjudications/", AdjudicationsView.as_view(), name="adjudications"),
     path("", include(router.urls)),
 ]
