@@ -5,12 +5,20 @@ only annotation_tasks.crowd interprets.
 """
 from __future__ import annotations
 
+import hashlib
+import secrets
+
 from django.conf import settings
 from django.db import models
 from django.db.models import Q
 
 from annotation_tasks.models.content import Response, Source
 from annotation_tasks.models.projects import Project
+
+
+def new_pseudonym_salt() -> str:
+    """A fresh per-worker key for the pseudonymous id."""
+    return secrets.token_hex(16)
 
 
 class Worker(models.Model):
@@ -32,6 +40,10 @@ class Worker(models.Model):
     )
     status = models.CharField(max_length=20, choices=Status.choices, default=Status.ACTIVE)
     qualifications = models.JSONField(default=dict, blank=True)
+    display_name = models.CharField(max_length=80, blank=True, help_text="The name people see (the invite asks).")
+    pseudonym_salt = models.CharField(
+        max_length=32, default=new_pseudonym_salt, help_text="Keys the pseudonymous id; independent of SECRET_KEY."
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -40,6 +52,15 @@ class Worker(models.Model):
 
     def __str__(self) -> str:
         return f"{self.provider}:{self.external_id}"
+
+    @property
+    def pseudonym(self) -> str:
+        """The stable pseudonymous id ("W-" + keyed hash of provider:external_id) shown and exported instead of
+        platform ids; its key is stored on the row, so rotating SECRET_KEY never changes it
+        (annotation_tasks.services.identity)."""
+        digest = hashlib.blake2s(f"{self.provider}:{self.external_id}".encode(), key=self.pseudonym_salt.encode(),
+                                 digest_size=5)
+        return "W-" + digest.hexdigest()
 
 
 class Batch(models.Model):
