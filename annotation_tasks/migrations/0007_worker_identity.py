@@ -2,8 +2,9 @@
 
 import secrets
 
-import annotation_tasks.models.work
 from django.db import migrations, models
+
+import annotation_tasks.models.work
 
 
 def salt_each_worker(apps, schema_editor):
