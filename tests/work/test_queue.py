@@ -158,13 +158,13 @@ def test_concurrent_double_submit_records_one_submission():
 @pytest.mark.django_db
 def test_queue_asks_quality_control_whether_to_serve_gold(monkeypatch):
     from annotation_tasks.models import Unit
-    from annotation_tasks.services import quality
+    from annotation_tasks.services.quality import gold
 
     units = make_unit("G", n_sources=4, wanted=1, n_qas=1)
     project = units[0].project
     Unit.objects.filter(pk__in=[units[0].pk, units[1].pk]).update(is_gold=False)
     w1, w2 = _workers(2)
-    monkeypatch.setattr(quality, "should_serve_gold", lambda *a, **k: True)
+    monkeypatch.setattr(gold, "should_serve_gold", lambda *a, **k: True)
     assert queue.next_assignment(w1, project).unit_id == units[2].pk  # the oldest gold unit
-    monkeypatch.setattr(quality, "should_serve_gold", lambda *a, **k: False)
+    monkeypatch.setattr(gold, "should_serve_gold", lambda *a, **k: False)
     assert queue.next_assignment(w2, project).unit_id == units[0].pk  # the oldest ordinary unit
