@@ -4,6 +4,8 @@ Human facts carry the majority label of their counted assignments (the imported 
 data). For responses labelled in the app, a sentence without human facts lists its labelled model facts as
 its human facts, so crowd labels are not lost. Imported lines come back byte for byte (default json.dumps,
 as the release wrote them).
+A fact an expert adjudicated carries the adjudicated label as `label`, with `majority` (the crowd's) and
+`adjudication` (its provenance) beside it; nothing else changes.
 """
 from __future__ import annotations
 
@@ -14,7 +16,7 @@ from typing import Any
 
 from annotation_tasks.exporters.base import CHUNK, iter_chunks, level_votes, majorities
 from annotation_tasks.importers.factscore import LINE_KEYS, SENTENCE_KEYS
-from annotation_tasks.models import AtomicFact, Project, Response
+from annotation_tasks.models import AdjudicatedLabel, AtomicFact, Project, Response
 
 
 def dumps(obj: Any) -> str:
@@ -29,12 +31,15 @@ def export_lines(project: Project, *, chunk_size: int = CHUNK) -> Iterator[str]:
         facts: dict[int, list[AtomicFact]] = defaultdict(list)
         for fact in AtomicFact.objects.filter(response_id__in=ids).order_by("response_id", "sentence_index", "order", "id"):
             facts[fact.response_id].append(fact)
-        votes = majorities(level_votes("fact", [f.pk for lst in facts.values() for f in lst]))
+        fact_ids = [f.pk for lst in facts.values() for f in lst]
+        votes = majorities(level_votes("fact", fact_ids))
+        adjudicated = AdjudicatedLabel.of_items("fact", fact_ids)
         for response in chunk:
-            yield dumps(_record(response, facts[response.pk], votes))
+            yield dumps(_record(response, facts[response.pk], votes, adjudicated))
 
 
-def _record(response: Response, facts: list[AtomicFact], votes: dict) -> dict[str, Any]:
+def _record(response: Response, facts: list[AtomicFact], votes: dict,
+            adjudicated: dict[int, AdjudicatedLabel] | None = None) -> dict[str, Any]:
     meta = response.metadata or {}
     by_sentence: dict[tuple[int, str], list[AtomicFact]] = defaultdict(list)
     for fact in facts:
@@ -42,7 +47,8 @@ def _record(response: Response, facts: list[AtomicFact], votes: dict) -> dict[st
     annotations = None
     if not meta.get("abstained", False):
         n = max([len(response.sentences or []), *(i + 1 for i, _ in by_sentence)])
-        annotations = [_sentence(i, (response.sentences or [])[i : i + 1], by_sentence, votes) for i in range(n)]
+        annotations = [_sentence(i, (response.sentences or [])[i : i + 1], by_sentence, votes, adjudicated or {})
+                       for i in range(n)]
     values = {
         "input": meta.get("input", response.source.question),
         "output": response.text,
@@ -57,7 +63,16 @@ def _record(response: Response, facts: list[AtomicFact], votes: dict) -> dict[st
     return {k: values[k] if k in values else extra.get(k) for k in keys}
 
 
-def _sentence(i: int, stored: list[dict], by_sentence: dict, votes: dict) -> dict[str, Any]:
+def _human_fact(fact: AtomicFact, votes: dict, adjudicated: dict[int, AdjudicatedLabel]) -> dict[str, Any]:
+    majority = votes.get(("fact", fact.pk), (None, []))[0]
+    adj = adjudicated.get(fact.pk)
+    if adj is None:
+        return {"text": fact.text, "label": majority}
+    return {"text": fact.text, "label": adj.value, "majority": majority, "adjudication": adj.provenance()}
+
+
+def _sentence(i: int, stored: list[dict], by_sentence: dict, votes: dict,
+              adjudicated: dict[int, AdjudicatedLabel]) -> dict[str, Any]:
     sent = stored[0] if stored else {}
     model = by_sentence.get((i, "model"), [])
     human = by_sentence.get((i, "human"), [])
@@ -69,6 +84,6 @@ def _sentence(i: int, stored: list[dict], by_sentence: dict, votes: dict) -> dic
         "model-atomic-facts": None if sent.get("model_facts_null") else [{"text": f.text} for f in model],
         "human-atomic-facts": None
         if sent.get("human_facts_null")
-        else [{"text": f.text, "label": votes.get(("fact", f.pk), (None, []))[0]} for f in human],
+        else [_human_fact(f, votes, adjudicated) for f in human],
     }
     return {k: values.get(k) for k in sent.get("release_keys") or SENTENCE_KEYS}

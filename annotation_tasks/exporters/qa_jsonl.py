@@ -4,6 +4,8 @@ One line per QA: source id, response id, system, dataset, predicate, question, a
 offsets, the majority label (supported / not_supported, the analysis's tie rule), the votes in assignment
 order, and the split. The split hashes the release's source id (annotation_tasks.analysis.splits.split_of),
 so every response of one source, and all its QAs, land in the same half on every machine.
+A QA an expert adjudicated carries the adjudicated label as `label`, with `majority` (the crowd's) and
+`adjudication` (its provenance) added after the split; every other line is unchanged.
 """
 from __future__ import annotations
 
@@ -13,7 +15,7 @@ from typing import Any
 
 from annotation_tasks.analysis.splits import split_of
 from annotation_tasks.exporters.base import CHUNK, iter_chunks, level_votes, majorities
-from annotation_tasks.models import QA, Project, Response
+from annotation_tasks.models import QA, AdjudicatedLabel, Project, Response
 
 
 def source_key(response: Response) -> Any:
@@ -33,16 +35,17 @@ def export_lines(project: Project, *, chunk_size: int = CHUNK) -> Iterator[str]:
             .order_by("response_id", "order", "id")
         )
         votes = majorities(level_votes("qa", [qa.pk for qa in qas]))
+        adjudicated = AdjudicatedLabel.of_items("qa", [qa.pk for qa in qas])
         for qa in qas:
-            yield json.dumps(_record(by_id[qa.response_id], qa, votes), ensure_ascii=False)
+            yield json.dumps(_record(by_id[qa.response_id], qa, votes, adjudicated.get(qa.pk)), ensure_ascii=False)
 
 
-def _record(response: Response, qa: QA, votes: dict) -> dict[str, Any]:
+def _record(response: Response, qa: QA, votes: dict, adjudicated: AdjudicatedLabel | None = None) -> dict[str, Any]:
     tokens = response.tokens or []
     ok = qa.answer_end <= len(tokens)
     majority, raw = votes.get(("qa", qa.pk), (None, []))
     key = source_key(response)
-    return {
+    record = {
         "source_id": str(key),
         "response_id": response.external_id,
         "system": response.system,
@@ -59,3 +62,8 @@ def _record(response: Response, qa: QA, votes: dict) -> dict[str, Any]:
         "votes": raw,
         "split": split_of(key),
     }
+    if adjudicated is not None:  # the expert's label is the gold; the crowd's majority stays beside it
+        record["label"] = adjudicated.value
+        record["majority"] = majority
+        record["adjudication"] = adjudicated.provenance()
+    return record

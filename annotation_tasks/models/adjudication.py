@@ -68,10 +68,30 @@ class AdjudicatedLabel(models.Model):
             ),
         ]
 
+    @classmethod
+    def of_items(cls, level: str, item_ids: list[int]) -> dict[int, AdjudicatedLabel]:
+        """{item id: current decision} of these span / QA / fact ids (the exporters' read, one query)."""
+        if level not in ("span", "qa", "fact") or not item_ids:
+            return {}
+        rows = cls.objects.filter(level=level, **{f"{level}_id__in": item_ids}).select_related("decided_by")
+        return {row.item_id: row for row in rows}
+
     @property
     def item_id(self) -> int:
         """The target's id within its level (the unit's for pairwise)."""
         return int({"span": self.span_id, "qa": self.qa_id, "fact": self.fact_id}.get(self.level) or self.unit_id)
+
+    def provenance(self) -> dict:
+        """Who decided what, when and why, and what the decision rested on: the exports' `adjudication`."""
+        return {
+            "label": self.value,
+            "reason": self.reason,
+            "decided_by": self.decided_by.get_username() if self.decided_by_id else None,
+            "decided_at": self.decided_at.isoformat(),
+            "version": self.version,
+            "majority_at_decision": self.majority or None,
+            "votes_at_decision": [v.get("label") for v in self.votes or [] if isinstance(v, dict)],
+        }
 
     def __str__(self) -> str:
         return f"{self.level} {self.item_id}{'/' + self.aspect if self.aspect else ''}: {self.value}"

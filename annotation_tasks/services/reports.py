@@ -90,6 +90,9 @@ def build_report(project: Project | str, by: str | None = None) -> dict[str, Any
     if len(facts):
         report["factscore"] = human_factscore(responses, facts, by=by)
     report["pairwise"] = pairwise_summary(frames.preferences_frame(project))
+    from annotation_tasks.services.adjudication import majority_agreement
+
+    report["adjudication"] = majority_agreement(project)  # the majority against the experts' adjudicated gold
     return to_jsonable(report)
 
 
@@ -159,6 +162,13 @@ def render_text(report: dict[str, Any], max_workers: int = 20) -> str:
               _fmt(r["first_wins_pct"], 1), _fmt(r["ties_pct"], 1), _fmt(r["second_wins_pct"], 1),
               _fmt(r["krippendorff_alpha_ordinal"])]
              for r in report["pairwise"]],
+        )
+    if report.get("adjudication"):
+        lines += ["", "Majority against the adjudicated gold"]
+        lines += _table(
+            ["level", "adjudicated", "accuracy", "cohen_k", "changed"],
+            [[r["level"], str(r["n_items"]), _fmt(r["accuracy"]), _fmt(r["cohen_kappa"]), str(r["changed"])]
+             for r in report["adjudication"]],
         )
     if report["workers"]:
         ranked = sorted(report["workers"], key=lambda r: (-(r["n_compared"]), str(r["worker_id"])))[:max_workers]
