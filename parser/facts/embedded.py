@@ -165,7 +165,8 @@ QUOTE_PAIRS = {'"': '"', "“": "”"}
 
 
 def merge_quoted(doc: Any) -> Any:
-    """A quoted title ("Sins and Salvation,") becomes one proper-noun token, so nothing splits or cuts it."""
+    """A quoted title ("Sins and Salvation,") becomes one proper-noun token and a hyphenated word one token, so
+    nothing splits or cuts them ('co-founded' never becomes 'founded')."""
     spans = []
     i = 0
     while i < len(doc):
@@ -177,10 +178,22 @@ def merge_quoted(doc: Any) -> Any:
                 i = end + 1
                 continue
         i += 1
-    if spans:
+    taken = {t.i for span in spans for t in span}
+    words = []
+    i = 0
+    while i < len(doc):
+        j = i
+        while j + 2 < len(doc) and doc[j + 1].text in {"-", "–"} and not doc[j].whitespace_ and not doc[j + 1].whitespace_:
+            j += 2  # 'co-founded', 'Dong-won', 'pound-for-pound': one word
+        if j > i and not any(k in taken for k in range(i, j + 1)):
+            words.append(doc[i : j + 1])
+        i = j + 1
+    if spans or words:
         with doc.retokenize() as retokenizer:
             for span in spans:
                 retokenizer.merge(span, attrs={"TAG": "NNP"})
+            for span in words:
+                retokenizer.merge(span, attrs={"TAG": span.root.tag_})
     return doc
 
 
@@ -244,6 +257,9 @@ class SentenceFacts:
         self.entity = entity
         self.past = any(t.tag_ == "VBD" for t in doc if t.dep_ in {"ROOT", "aux", "auxpass"} or t.head.dep_ == "ROOT")
         self.out: list[str] = []
+        self.extra_cut: set[int] = set()  # prepositions lifted out of a phrase to be facts of their own
+        self.as_role: Any = None
+        self.members: list[Any] = []
 
     # ------------------------------------------------------------------ output
 
@@ -265,8 +281,10 @@ class SentenceFacts:
 
     # ------------------------------------------------------------------ phrases
 
-    def render(self, tokens: Iterable[Any]) -> str:
-        """Tokens in sentence order with their own spacing; a comma stays only between two kept tokens."""
+    def render(self, tokens: Iterable[Any], replace: dict[int, str] | None = None) -> str:
+        """Tokens in sentence order with their own spacing (a token's text swapped where `replace` says); a comma
+        stays only between two kept tokens."""
+        tokens = list(tokens)
         kept = {t.i for t in tokens}
         toks = sorted(
             (t for t in set(tokens) if t.text not in {",", ";"} or (t.i - 1 in kept and t.i + 1 in kept)),
@@ -274,14 +292,14 @@ class SentenceFacts:
         )
         out = []
         for k, t in enumerate(toks):
-            out.append(t.text)
+            out.append(replace.get(t.i, t.text) if replace else t.text)
             if k + 1 < len(toks):
                 out.append(t.whitespace_ if toks[k + 1].i == t.i + 1 else " ")
         return "".join(out).strip()
 
     def cut_children(self, token: Any) -> set[int]:
         """Children whose subtrees are facts of their own, never part of a phrase."""
-        cut = set()
+        cut = {c.i for c in token.children if c.i in self.extra_cut}
         for child in token.children:
             if child.dep_ in {"relcl", "advcl", "parataxis", "conj", "cc", "preconj", "mark", "appos"} and not (
                 child.dep_ == "appos" and child.tag_ == "CD"
@@ -443,13 +461,12 @@ class SentenceFacts:
         appos = [c for c in token.children if c.dep_ == "appos" and c.tag_.startswith("NNP") and token.tag_.startswith("NN") and not token.tag_.startswith("NNP")]
         if appos:
             return self.render(self.phrase(appos[0]))
-        words = []
-        for t in sorted(toks, key=lambda t: t.i):
-            if self.entity and t.tag_ == "PRP$" and t.text.lower() in {"his", "her"} and t.head is token:
-                words.append((t, self.entity.short + "'s"))
-            else:
-                words.append((t, t.text))
-        return " ".join(w for _, w in words)
+        replace = {
+            t.i: self.entity.short + "'s"
+            for t in toks
+            if self.entity and t.tag_ == "PRP$" and t.text.lower() in {"his", "her"} and t.head is token
+        }
+        return self.render(toks, replace)
 
     def clause_subject(self, verb: Any) -> str | None:
         """Who the predicate is about: its own subject, a conjoined predicate's, a relative clause's noun."""
@@ -545,6 +562,11 @@ class SentenceFacts:
                     self.as_role = child
                     continue
                 mods.append(child)
+                for obj in (c for c in child.children if c.dep_ == "pobj" and _is_date(c) and c.tag_ != "NNS"):
+                    for inner in obj.children:  # 'on 7 November 1867 in Warsaw': the place is its own claim
+                        if inner.dep_ == "prep" and inner.text.lower() != "of" and inner.i > obj.i:
+                            self.extra_cut.add(inner.i)
+                            mods.append(inner)
         return cores, mods
 
     def arg_variants(self, arg: Any, verb: Any) -> list[str]:
@@ -573,23 +595,32 @@ class SentenceFacts:
         return self.variants(arg)
 
     def attr_variants(self, noun: Any) -> list[str]:
-        """'an American actor and director' -> 'American', 'an actor', 'a director' (nationality split off)."""
-        out = []
-        for item in self.conjuncts(noun):
+        """'a South Korean actor and model' -> 'South Korean', 'an actor', 'a model' (nationality split off)."""
+        out: list[str] = []
+        rest: list[str] = []
+        for k, item in enumerate(self.conjuncts(noun)):
             nationality = [c for c in item.children if c.dep_ == "amod" and c.text[:1].isupper() and c.i < item.i]
-            if nationality and item.tag_ == "NN":
-                out.append(" ".join(self.render(self.phrase(n)) for n in nationality))
-        variants = self.variants(noun)
-        if out:
-            strip = {n.text for item in self.conjuncts(noun) for n in item.children if n.dep_ == "amod" and n.text[:1].isupper()}
-            cleaned = []
-            for v in variants:
-                for word in strip:
-                    v = re.sub(rf"\b{re.escape(word)}\s+", "", v)
-                v = re.sub(r"^(an?)\s+(\w)", lambda m: f"{article(m.group(2))} {m.group(2)}", v)
-                cleaned.append(v)
-            variants = cleaned
-        return out + variants
+            if not nationality or not item.tag_.startswith("NN") or item.tag_.startswith("NNP"):
+                rest.extend(self.variants(item) if k == 0 and len(self.conjuncts(noun)) == 1 else [self.render(self.phrase(item))])
+                continue
+            out.append(" ".join(self.render(n.subtree) for n in nationality))
+            drop = {t.i for n in nationality for t in n.subtree}
+            toks = [t for t in self.phrase(item) if t.i not in drop]
+            text = self.render(toks)
+            first = next((t for t in sorted(toks, key=lambda t: t.i)), None)
+            if first is not None and first.text.lower() in {"a", "an"}:
+                body = self.render([t for t in toks if t is not first])
+                text = f"{article(body)} {body}"
+            rest.append(text)
+        if not out:
+            return self.variants(noun)
+        first_det = next((c for c in noun.children if c.dep_ == "det"), None)
+        fixed = []
+        for k, text in enumerate(rest):
+            if k and first_det is not None and first_det.text.lower() in {"a", "an"} and not re.match(r"(?i)(an?|the|his|her|their)\b", text):
+                text = f"{article(text)} {text}"
+            fixed.append(text)
+        return out + fixed
 
     def clause(self, verb: Any) -> None:
         subject = self.clause_subject(verb)
@@ -643,7 +674,7 @@ class SentenceFacts:
         if head.tag_ in {"PRP"}:
             return
         for variant in self.variants(appos):
-            self.add(self.subject_text(head) if head.dep_ in SUBJECT_DEPS else head_text, be, variant)
+            self.add(head_text, be, variant)
 
     def aside(self, position: int, content: str) -> None:
         """'X (born 20 March 1977 in Seoul)', 'X (1920 – 1990)': birth and death facts of the name before it."""
