@@ -71,6 +71,7 @@ def _dawid_skene(data: pd.DataFrame) -> tuple[pd.Series, pd.Series]:
     model = DawidSkene(n_iter=100)
     predicted = model.fit_predict(data)
     errors, priors = model.errors_, model.priors_
+    assert errors is not None and priors is not None  # set by fit
     accuracy = {}
     for worker, matrix in errors.groupby(level="worker"):
         diagonal = matrix.droplevel("worker")

@@ -6,16 +6,18 @@ Everything in it is JSON-ready (plain ints, floats, strings, None; no NaN), and 
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
 from annotation_tasks.analysis.agreement import agreement_table, worker_table
 from annotation_tasks.analysis.consistency import system_consistency
+from annotation_tasks.analysis.crowd_models import compare_with_majority
 from annotation_tasks.analysis.factscore import human_factscore
 from annotation_tasks.analysis.pairwise import pairwise_summary
 from annotation_tasks.models import Project, Worker
-from annotation_tasks.services import frames
+from annotation_tasks.services import campaigns, frames
 
 GROUPINGS = ("dataset", "system", "split")
 BOOTSTRAP = {"n_boot": 2000, "seed": 0}
@@ -49,15 +51,21 @@ def _named_workers(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return [{**r, "worker": names.get(r["worker_id"], str(r["worker_id"]))} for r in rows]
 
 
-def build_report(project: Project | str, by: str | None = None) -> dict[str, Any]:
-    """Assemble the report of a project, optionally broken down by dataset, system or split."""
-    if by is not None and by not in GROUPINGS:
-        raise ReportError(f"--by must be one of {', '.join(GROUPINGS)}, not {by!r}")
+def build_report(project: Project | str, by: str | None = None, aggregation: Sequence[str] = ()) -> dict[str, Any]:
+    """Assemble the report of a project, optionally broken down by dataset, system or split (a campaign
+    project: by any of its groupings); `aggregation` adds where Dawid-Skene / GLAD / MACE differ from the majority."""
     if isinstance(project, str):
         found = Project.objects.filter(name=project).first()
         if found is None:
             raise ReportError(f"no project named {project!r}")
         project = found
+    if campaigns.campaign_of(project) is not None:
+        try:
+            return to_jsonable(campaigns.build_report(project, by=by, aggregation=aggregation))
+        except (campaigns.CampaignError, ValueError) as exc:
+            raise ReportError(str(exc)) from exc
+    if by is not None and by not in GROUPINGS:
+        raise ReportError(f"--by must be one of {', '.join(GROUPINGS)}, not {by!r}")
     responses = frames.responses_frame(project)
     labels = frames.labels_frame(project, responses=responses)
     report: dict[str, Any] = {
@@ -90,6 +98,10 @@ def build_report(project: Project | str, by: str | None = None) -> dict[str, Any
     if len(facts):
         report["factscore"] = human_factscore(responses, facts, by=by)
     report["pairwise"] = pairwise_summary(frames.preferences_frame(project))
+    try:
+        report["aggregation"] = compare_with_majority(labels, aggregation) if aggregation else None
+    except ValueError as exc:
+        raise ReportError(str(exc)) from exc
     from annotation_tasks.services.adjudication import majority_agreement
 
     report["adjudication"] = majority_agreement(project)  # the majority against the experts' adjudicated gold
@@ -114,6 +126,8 @@ def _table(headers: list[str], rows: list[list[str]]) -> list[str]:
 
 def render_text(report: dict[str, Any], max_workers: int = 20) -> str:
     """Human-readable tables of a report dict (the command's default output)."""
+    if report.get("kind") == "campaign":
+        return campaigns.render_text(report, max_workers)
     title = f"Project {report['project']}" + (f" (by {report['by']})" if report["by"] else "")
     lines = [title]
     counts = report["counts"]
@@ -178,4 +192,5 @@ def render_text(report: dict[str, Any], max_workers: int = 20) -> str:
             [[r["level"], r.get("worker", str(r["worker_id"])), str(r["n_labels"]), str(r["n_compared"]), _fmt(r["agreement"])]
              for r in ranked],
         )
+    lines += campaigns.render_aggregation(report.get("aggregation"), max_workers)
     return "\n".join(lines) + "\n"
