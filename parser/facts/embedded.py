@@ -118,7 +118,7 @@ def finish(text: str) -> str:
     text = text.rstrip(" .")
     if not text:
         return ""
-    return text[0].upper() + text[1:] + "."
+    return text[0].upper() + text[1:] + ("" if text.endswith(("!", "?")) else ".")
 
 
 # ------------------------------------------------------------------------------------------------ the splitter
@@ -386,20 +386,25 @@ class SentenceFacts:
     def variants(self, token: Any) -> list[str]:
         """Renderings of a noun phrase (or any argument), one per coordinated item and per listed member."""
         items = self.conjuncts(token) if pos(token) in {"NOUN", "PROPN", "NUM", "ADJ", "PRON"} else [token]
-        first_det = next((c for c in token.children if c.dep_ == "det"), None)
+        shared = [c for c in token.children if c.dep_ in {"det", "amod", "nummod", "poss", "predet"} and c.i < token.i]
         out: list[str] = []
         for k, item in enumerate(items):
             toks = self.phrase(item)
             text = self.render(toks)
             if (
                 k > 0
-                and first_det is not None
-                and first_det.text.lower() in {"a", "an", "the"}
+                and shared
                 and item.tag_ in {"NN", "NNS"}
-                and not any(c.dep_ in {"det", "poss", "nummod"} for c in item.children)
+                and not any(c.dep_ in {"det", "poss", "nummod", "amod"} for c in item.children)
             ):
-                det = first_det.text.lower()
-                text = f"{article(text) if det in {'a', 'an'} else det} {text}"
+                # 'several Spanish films and TV shows': the second item shares the first one's modifiers
+                lead = [t for c in shared for t in c.subtree]
+                det = next((c for c in shared if c.dep_ == "det"), None)
+                if det is not None and det.text.lower() in {"a", "an"}:
+                    body = self.render([t for t in lead if t is not det] + toks)
+                    text = f"{article(body)} {body}"
+                else:
+                    text = self.render(lead + toks)
             out.extend(self.nested_variants(item, toks, text))
             owner, members = self.list_members(toks)
             if members:
