@@ -3,10 +3,12 @@
 Input per predicate: "Generate QA pairs: " + the sentence's tokens, the predicate written as
 "<extra_id_0>word<extra_id_1>" (no spaces: the model was trained so). Output: QA pairs separated by <extra_id_2>;
 each splits at its first "?" into a raw question (7 slots, "_" for empty ones) and answers separated by
-<extra_id_3> (older checkpoints used ";", also accepted). Answers are matched back to tokens ignoring spacing,
-at the occurrence nearest the predicate. `qasem` 0.2.2 does not import with transformers 5, so we call
+<extra_id_3> only (qasem_parser 1.1.16 splits on nothing else: a ";" belongs to the answer). Answers are matched
+back to tokens ignoring spacing, at the occurrence nearest the predicate. `qasem` 0.2.2 does not import with transformers 5, so we call
 model.generate ourselves. Tokenization, sentences and predicate detection are the embedded backend's (spaCy);
-nominal predicates come from a nominalization classifier when configured, else from the lexicon.
+nominal predicates come from a nominalization classifier when configured (qasem_parser's procedure: softmax
+over its two logits above 0.75 on every NN/NNS word, then the verb-form filter), else from the embedded
+backend's trained detector. Prompts are never truncated (the package does not truncate either).
 The model is read from a local directory (or the local hub cache) only: local_files_only, never a download.
 """
 from __future__ import annotations
@@ -84,7 +86,7 @@ def postprocess(decoded: str, tokens: Sequence[str], predicate: int, offset: int
         if slots is None:
             dropped += 1
             continue
-        pieces = rest.split(ANSWER_SEPARATOR) if ANSWER_SEPARATOR in rest else rest.split(";")
+        pieces = rest.split(ANSWER_SEPARATOR)  # as the package: a ';' inside an answer is part of it
         answers: list[Answer] = []
         for piece in pieces:
             span = find_answer(tokens, piece.strip(), predicate)
@@ -164,6 +166,12 @@ class T5Parser(EmbeddedParser):
 
     # ------------------------------------------------------------------ generation
 
+    def encode(self, prompts: Sequence[str]) -> dict[str, Any]:
+        """Tokenized prompts as the package tokenizes them: padded, never truncated (T5's positions are relative)."""
+        self.load()
+        enc = self._tokenizer(list(prompts), return_tensors="pt", padding=True)
+        return {k: v.to(self.device) for k, v in enc.items() if k in ("input_ids", "attention_mask")}
+
     def generate(self, prompts: Sequence[str]) -> list[str]:
         """Decoded outputs (special tokens kept: <extra_id_2> separates the QAs) for prompts, in order."""
         self.load()
@@ -174,8 +182,7 @@ class T5Parser(EmbeddedParser):
         size = self.gen_batch_size or 8
         for start in range(0, len(order), size):
             idx = order[start : start + size]
-            enc = self._tokenizer([prompts[i] for i in idx], return_tensors="pt", padding=True, truncation=True)
-            enc = {k: v.to(self.device) for k, v in enc.items() if k in ("input_ids", "attention_mask")}
+            enc = self.encode([prompts[i] for i in idx])
             with torch.inference_mode():
                 out = self._model.generate(**enc, num_beams=self.num_beams, max_length=self.max_length)
             decoded = self._tokenizer.batch_decode(out.detach().cpu(), skip_special_tokens=False)
@@ -185,59 +192,88 @@ class T5Parser(EmbeddedParser):
 
     # ------------------------------------------------------------------ frames
 
-    def _nominal_predicates(self, jobs: Sequence[SentenceJob]) -> list[list[int]]:
-        """Sentence-relative eventive nouns: given ones, else classifier over lexicon candidates, else lexicon."""
-        cands: list[list[int]] = []
-        for job in jobs:
-            if job.nominal_predicates is not None or job.predicates is not None:
-                cands.append([])
-            else:
-                cands.append([t.i - job.sent.start for t in job.sent if detect_nominal(t) is not None])
-        if self.classifier is not None and any(cands):
-            chosen = self.classifier.predict([[t.text for t in job.sent] for job in jobs], cands)
-        else:
-            chosen = cands
-        return [
-            list(job.nominal_predicates) if job.nominal_predicates is not None else c
-            for job, c in zip(jobs, chosen, strict=True)
-        ]
+    def _nominal_predicates(self, jobs: Sequence[SentenceJob]) -> list[list[tuple[int, float]]]:
+        """(sentence-relative index, probability) of the eventive nouns of each sentence.
+
+        Given ones (probability 1); with a nominalization classifier, qasem_parser's procedure (every NN/NNS word
+        scored, softmax above 0.75, then the verb-form filter); else the embedded backend's trained detector.
+        """
+        out: list[list[tuple[int, float]]] = [[] for _ in jobs]
+        todo: list[int] = []
+        for j, job in enumerate(jobs):
+            if job.nominal_predicates is not None:
+                out[j] = [(i, 1.0) for i in job.nominal_predicates]
+            elif job.predicates is None:
+                todo.append(j)
+        if not todo:
+            return out
+        if self.classifier is not None:
+            found = self.classifier.predict([[t.text for t in jobs[j].sent] for j in todo],
+                                            [[t.tag_ for t in jobs[j].sent] for j in todo])
+            for j, nouns in zip(todo, found, strict=True):
+                sent = jobs[j].sent
+                out[j] = [(i, p) for i, p in nouns if lexicon.nominalization_verb(sent[i].lower_) is not None]
+            return out
+        for j in todo:
+            base = _base(jobs[j].sent)
+            out[j] = [(t.i - base, hit[1]) for t in jobs[j].sent if (hit := detect_nominal(t)) is not None]
+        return out
 
     def frames_for_sentences(self, jobs: Sequence[SentenceJob]) -> list[list[PredicateFrame]]:
         requests: list[_Request] = []
         out: list[list[PredicateFrame]] = [[] for _ in jobs]
         nominals = self._nominal_predicates(jobs)
         for j, job in enumerate(jobs):
-            sent = job.sent
-            base = sent.start if isinstance(sent, Span) else 0  # Span indices are doc-global, Doc ones are ours
-            tokens = [t.text for t in sent]
-            fixed = job.predicates is not None or job.nominal_predicates is not None
-            verbal = job.predicates if job.predicates is not None else (
-                [] if fixed else [t.i - base for t in sent if is_verbal_predicate(t)]
-            )
-            frames: list[tuple[int, PredicateFrame]] = []
-            for i in verbal:
-                tok = sent[i]
-                frame = PredicateFrame(job.offset + base + i, tok.text, lexicon.verb_stem(tok.lower_, tok.tag_),
-                                       "verbal", job.index, "VERB")
-                frames.append((i, frame))
-            for i in nominals[j]:
-                tok = sent[i]
-                verb = lexicon.nominalization_verb(tok.lower_) or tok.lower_
-                frames.append((i, PredicateFrame(job.offset + base + i, tok.text, verb, "nominal", job.index, "NOUN")))
-            for i, frame in frames:
+            tokens = [t.text for t in job.sent]
+            for i, frame in self._predicate_frames(job, nominals[j]):
                 requests.append(_Request(j, tokens, i, frame))
+            fixed = job.predicates is not None or job.nominal_predicates is not None
             if self.copular and not fixed:
-                for tok in sent:
-                    if tok.tag_.startswith("VB") and tok.dep_ not in {"aux", "auxpass"} and lexicon.verb_stem(tok.lower_, tok.tag_) == "be":
-                        frame = copular_frame(tok, job.offset, job.index)
-                        if frame is not None:
-                            out[j].append(frame)
+                out[j].extend(self._copular_frames(job))
         decoded = self.generate([build_prompt(r.tokens, r.predicate) for r in requests]) if requests else []
         for request, text in zip(requests, decoded, strict=True):
             base = request.frame.token_index - request.predicate
             request.frame.qas, dropped = postprocess(text, request.tokens, request.predicate, offset=base)
+            for qa in request.frame.qas:
+                qa.confidence = request.frame.confidence
             self.dropped_questions += dropped
             out[request.job].append(request.frame)
-        for frames in out:
-            frames.sort(key=lambda f: f.token_index)
+        for sentence_frames in out:
+            sentence_frames.sort(key=lambda f: f.token_index)
         return out
+
+    @staticmethod
+    def _predicate_frames(job: SentenceJob, nominals: list[tuple[int, float]]) -> list[tuple[int, PredicateFrame]]:
+        """(sentence-relative index, empty frame) of each verbal and nominal predicate the model is asked about."""
+        sent = job.sent
+        base = _base(sent)  # Span indices are doc-global, a Doc's (parse_tokenized) are the sentence's own
+        fixed = job.predicates is not None or job.nominal_predicates is not None
+        verbal = job.predicates if job.predicates is not None else (
+            [] if fixed else [t.i - base for t in sent if is_verbal_predicate(t)]
+        )
+        frames: list[tuple[int, PredicateFrame]] = []
+        for i in verbal:
+            tok = sent[i]
+            frames.append((i, PredicateFrame(job.offset + base + i, tok.text, lexicon.verb_stem(tok.lower_, tok.tag_),
+                                             "verbal", job.index, "VERB")))
+        for i, p in nominals:
+            tok = sent[i]
+            verb = lexicon.nominalization_verb(tok.lower_) or tok.lower_
+            frames.append((i, PredicateFrame(job.offset + base + i, tok.text, verb, "nominal", job.index, "NOUN",
+                                             confidence=p)))
+        return frames
+
+    @staticmethod
+    def _copular_frames(job: SentenceJob) -> list[PredicateFrame]:
+        frames = []
+        for tok in job.sent:
+            if tok.tag_.startswith("VB") and tok.dep_ not in {"aux", "auxpass"} and lexicon.verb_stem(tok.lower_, tok.tag_) == "be":
+                frame = copular_frame(tok, job.offset, job.index)
+                if frame is not None:
+                    frames.append(frame)
+        return frames
+
+
+def _base(sent: Any) -> int:
+    """Where a sentence's tokens start in their Doc: a Span's start, 0 for a Doc of its own."""
+    return sent.start if isinstance(sent, Span) else 0
