@@ -15,12 +15,12 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.template.loader import render_to_string
 from django.utils.cache import add_never_cache_headers
-from django.views.decorators.http import require_GET
+from django.views.decorators.http import require_GET, require_http_methods
 
 from annotation_tasks.crowd import EntryContext, available_providers, get_provider
 from annotation_tasks.middleware import frameable
 from annotation_tasks.models import Project, Unit, Worker
-from annotation_tasks.services import queue, work
+from annotation_tasks.services import identity, queue, work
 from annotation_tasks.services.local_workers import accept_invite, local_worker_for
 from annotation_tasks.services.tokens import (
     BadToken,
@@ -147,16 +147,29 @@ def unit_entry(request: HttpRequest, ref: str) -> HttpResponse:
     )
 
 
-@require_GET
+@require_http_methods(["GET", "POST"])
 def invite(request: HttpRequest, token: str) -> HttpResponse:
-    """/invite/<signed>/: joins the project as an annotator (creating an account if needed) and starts work."""
+    """/invite/<signed>/: joins the project as an annotator and starts work. Someone new first gives the name
+    researchers will know them by (services.identity); a signed-in user joins at once."""
     try:
         project = get_object_or_404(Project, pk=read_invite_token(token))
     except BadToken:
         return _message(request, "Invite not valid", "This invite link is not valid or has expired.", 403)
-    user = accept_invite(project, request.user)
-    if not request.user.is_authenticated or request.user.pk != user.pk:
+    if not request.user.is_authenticated:
+        name = request.POST.get("name", "") if request.method == "POST" else ""
+        error = ""
+        if request.method == "POST":
+            try:
+                name = identity.clean_name(name)
+            except identity.IdentityError as exc:
+                error = str(exc).removeprefix("name: ").capitalize() + "."
+        if request.method == "GET" or error:
+            return render(request, "annotation_tasks/invite.html",
+                          {"project": project, "name": name, "error": error}, status=400 if error else 200)
+        user = accept_invite(project, None, name=name)
         login(request, user, backend="django.contrib.auth.backends.ModelBackend")
+    else:
+        accept_invite(project, request.user)
     return redirect("annotate", project_id=project.pk)
 
 

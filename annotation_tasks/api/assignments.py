@@ -13,7 +13,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from annotation_tasks.api.base import pay_bonus_response, require_feedback_to_reject, review_assignment
-from annotation_tasks.api.filters import FieldFilterBackend
+from annotation_tasks.api.filters import FieldFilterBackend, WorkerSearchFilter
 from annotation_tasks.api.pagination import Pagination
 from annotation_tasks.api.permissions import is_researcher, researcher_projects
 from annotation_tasks.api.serializers import (
@@ -30,7 +30,10 @@ class AssignmentViewSet(viewsets.ReadOnlyModelViewSet):
     serializer_class = AssignmentSerializer
     permission_classes = [IsAuthenticated]
     pagination_class = Pagination
-    filter_backends = [FieldFilterBackend, OrderingFilter]
+    filter_backends = [FieldFilterBackend, WorkerSearchFilter, OrderingFilter]
+    search_fields = ["worker__display_name", "worker__external_id", "worker__user__username",
+                     "unit__source__external_id", "feedback"]
+    pseudonym_lookup = "worker_id"
     filter_fields = {
         "project": ("unit__project_id", int),
         "batch": ("unit__batch_id", int),

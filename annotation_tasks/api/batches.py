@@ -184,6 +184,7 @@ class UnitViewSet(ResearcherScopedMixin, viewsets.ReadOnlyModelViewSet):
         "mode": ("mode", str),
         "is_gold": ("is_gold", bool),
     }
+    search_fields = ["source__external_id", "responses__system", "responses__external_id"]
     ordering_fields = ["id", "created_at"]
 
     @extend_schema(responses=inline_serializer("UnitPreview", {

@@ -9,7 +9,7 @@ from collections.abc import Callable
 from typing import Any
 
 from rest_framework.exceptions import ValidationError
-from rest_framework.filters import BaseFilterBackend
+from rest_framework.filters import BaseFilterBackend, SearchFilter
 
 _TRUE = {"1", "true", "yes", "on"}
 _FALSE = {"0", "false", "no", "off"}
@@ -69,3 +69,17 @@ class FieldFilterBackend(BaseFilterBackend):
             }
             for param, (lookup, kind) in getattr(view, "filter_fields", {}).items()
         ]
+
+
+class WorkerSearchFilter(SearchFilter):
+    """`?search=` over the view's search_fields, and also over workers' pseudonymous ids ("W-3f9a...", which are
+    computed, not stored): a view sets `pseudonym_lookup` to the path of its worker's pk ("pk", "worker_id")."""
+
+    def filter_queryset(self, request, queryset, view):
+        term = request.query_params.get(self.search_param, "").strip()
+        lookup = getattr(view, "pseudonym_lookup", None)
+        if lookup and term.lower().startswith("w-"):
+            from annotation_tasks.services.identity import find_workers
+
+            return queryset.filter(**{f"{lookup}__in": find_workers(term)})
+        return super().filter_queryset(request, queryset, view)

@@ -27,7 +27,7 @@ from annotation_tasks.models import (
     Worker,
 )
 from annotation_tasks.models.projects import Protocol
-from annotation_tasks.services import jobs
+from annotation_tasks.services import identity, jobs
 from annotation_tasks.services.batches import publish_blockers
 
 
@@ -264,11 +264,16 @@ class UnitSerializer(serializers.ModelSerializer):
 
 class WorkerBriefSerializer(serializers.ModelSerializer):
     username = serializers.CharField(source="user.username", read_only=True, allow_null=True, default=None)
+    name = serializers.SerializerMethodField(help_text="The display name (services.identity.display_name).")
+    pseudonym = serializers.CharField(read_only=True, help_text="Stable pseudonymous id, as in reports and exports.")
 
     class Meta:
         model = Worker
-        fields = ["id", "provider", "external_id", "username", "status"]
+        fields = ["id", "pseudonym", "name", "provider", "external_id", "username", "status"]
         read_only_fields = fields
+
+    def get_name(self, worker: Worker) -> str:
+        return identity.display_name(worker)
 
 
 class AssignmentSerializer(serializers.ModelSerializer):
@@ -293,10 +298,17 @@ class WorkerSerializer(serializers.ModelSerializer):
         help_text="Per-project quality numbers (with ?project=): gold accuracy, agreement, units done."
     )
 
+    name = serializers.SerializerMethodField(help_text="The display name (services.identity.display_name).")
+    pseudonym = serializers.CharField(read_only=True, help_text="Stable pseudonymous id, as in reports and exports.")
+
     class Meta:
         model = Worker
-        fields = ["id", "provider", "external_id", "username", "status", "qualifications", "created_at", "metrics"]
+        fields = ["id", "pseudonym", "name", "provider", "external_id", "username", "status", "qualifications",
+                  "created_at", "metrics"]
         read_only_fields = fields
+
+    def get_name(self, worker: Worker) -> str:
+        return identity.display_name(worker)
 
     @extend_schema_field({"type": "object", "additionalProperties": True, "nullable": True})
     def get_metrics(self, worker: Worker) -> dict | None:

@@ -9,6 +9,7 @@ from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import serializers, viewsets
 from rest_framework.decorators import action
 from rest_framework.exceptions import NotFound, ValidationError
+from rest_framework.filters import OrderingFilter
 from rest_framework.request import Request
 from rest_framework.response import Response
 
@@ -19,6 +20,7 @@ from annotation_tasks.api.base import (
     researcher_project_or_404,
     review_assignment,
 )
+from annotation_tasks.api.filters import FieldFilterBackend, WorkerSearchFilter
 from annotation_tasks.api.permissions import researcher_projects
 from annotation_tasks.api.serializers import (
     BlockSerializer,
@@ -53,7 +55,9 @@ class WorkerViewSet(ResearcherScopedMixin, viewsets.ReadOnlyModelViewSet):
         "provider": ("provider", str),
         "status": ("status", str),
     }
-    search_fields = ["external_id", "user__username"]
+    filter_backends = [FieldFilterBackend, WorkerSearchFilter, OrderingFilter]
+    search_fields = ["display_name", "external_id", "user__username"]
+    pseudonym_lookup = "pk"
     ordering_fields = ["id", "external_id", "status"]
 
     def get_queryset(self) -> QuerySet[Worker]:

@@ -64,3 +64,26 @@ def majorities(rows: Iterable[tuple[str, int, int, Any]]) -> dict[tuple[str, int
             out["level"].tolist(), out["item_id"].tolist(), out["majority"].tolist(), out["votes"].tolist(), strict=True
         )
     }
+
+
+def assignment_workers(assignment_ids: Iterable[int], *, with_platform_ids: bool = False) -> dict[int, str]:
+    """{assignment id: the worker's pseudonymous id} ("W-...|provider:external_id" with platform ids): how every
+    export names a voter (services.identity names workers the same way everywhere else)."""
+    ids = set(assignment_ids)
+    rows = Assignment.objects.filter(pk__in=ids).select_related("worker") if ids else []
+    return {
+        a.pk: a.worker.pseudonym + (f"|{a.worker.provider}:{a.worker.external_id}" if with_platform_ids else "")
+        for a in rows
+    }
+
+
+def vote_workers(rows: Iterable[tuple[str, int, int, Any]], *, with_platform_ids: bool = False
+                 ) -> dict[tuple[str, int], list[str]]:
+    """{(level, item id): voters in assignment order} from level_votes rows (level, item, assignment, label): the
+    order of majorities' votes, so workers[i] cast votes[i]."""
+    rows = list(rows)
+    names = assignment_workers((r[2] for r in rows), with_platform_ids=with_platform_ids)
+    by_item: dict[tuple[str, int], list[int]] = {}
+    for level, item, a_id, _label in rows:
+        by_item.setdefault((level, int(item)), []).append(a_id)
+    return {key: [names[a] for a in sorted(ids)] for key, ids in by_item.items()}

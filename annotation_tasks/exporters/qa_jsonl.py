@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from annotation_tasks.analysis.splits import split_of
-from annotation_tasks.exporters.base import CHUNK, iter_chunks, level_votes, majorities
+from annotation_tasks.exporters.base import CHUNK, iter_chunks, level_votes, majorities, vote_workers
 from annotation_tasks.models import QA, AdjudicatedLabel, Project, Response
 
 
@@ -23,8 +23,9 @@ def source_key(response: Response) -> Any:
     return (response.metadata or {}).get("source_id", (response.source.metadata or {}).get("source_id", response.source.external_id))
 
 
-def export_lines(project: Project, *, chunk_size: int = CHUNK) -> Iterator[str]:
-    """One JSON line (no newline) per QA, grouped by response in response order."""
+def export_lines(project: Project, *, chunk_size: int = CHUNK, with_platform_ids: bool = False) -> Iterator[str]:
+    """One JSON line (no newline) per QA, grouped by response in response order. `workers` names who cast each
+    vote (workers[i] cast votes[i]) by pseudonymous id; platform ids are added only `with_platform_ids`."""
     responses = Response.objects.filter(project=project).select_related("source")
     for chunk in iter_chunks(responses, chunk_size):
         by_id = {r.pk: r for r in chunk}
@@ -34,10 +35,13 @@ def export_lines(project: Project, *, chunk_size: int = CHUNK) -> Iterator[str]:
             .select_related("predicate")
             .order_by("response_id", "order", "id")
         )
-        votes = majorities(level_votes("qa", [qa.pk for qa in qas]))
+        rows = level_votes("qa", [qa.pk for qa in qas])
+        votes = majorities(rows)
+        who = vote_workers(rows, with_platform_ids=with_platform_ids)
         adjudicated = AdjudicatedLabel.of_items("qa", [qa.pk for qa in qas])
         for qa in qas:
-            yield json.dumps(_record(by_id[qa.response_id], qa, votes, adjudicated.get(qa.pk)), ensure_ascii=False)
+            record = _record(by_id[qa.response_id], qa, votes, adjudicated.get(qa.pk))
+            yield json.dumps({**record, "workers": who.get(("qa", qa.pk), [])}, ensure_ascii=False)
 
 
 def _record(response: Response, qa: QA, votes: dict, adjudicated: AdjudicatedLabel | None = None) -> dict[str, Any]:

@@ -10,6 +10,7 @@ import secrets
 from django.contrib.auth import get_user_model
 
 from annotation_tasks.models import Project, ProjectMembership, Worker
+from annotation_tasks.services.identity import set_display_name
 
 LOCAL_PROVIDER = "local"
 
@@ -33,14 +34,16 @@ def local_worker_for(user, project: Project) -> Worker | None:
     return local_worker(user)
 
 
-def accept_invite(project: Project, user=None):
-    """Make `user` (or a new account) an annotator of `project`; returns the user to log in."""
+def accept_invite(project: Project, user=None, *, name: str = ""):
+    """Make `user` (or a new account named `name`) an annotator of `project`; returns the user to log in."""
     if user is None or not user.is_authenticated:
         user = get_user_model().objects.create_user(username=f"annotator-{secrets.token_hex(4)}", password=None)
     ProjectMembership.objects.get_or_create(
         project=project, user=user, defaults={"role": ProjectMembership.Role.ANNOTATOR}
     )
-    local_worker(user)
+    worker = local_worker(user)
+    if name and not worker.display_name:
+        set_display_name(worker, name)
     return user
 
 

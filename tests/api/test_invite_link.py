@@ -31,7 +31,8 @@ def test_annotators_and_outsiders_get_no_invite_link(world, as_user):
 def test_the_link_makes_a_new_annotator_who_gets_a_unit(world, as_user):
     path = urlparse(as_user("alice").post(f"/api/projects/{world.a.pk}/invite-link/").json()["url"]).path
     browser = Client()
-    r = browser.get(path)
+    assert browser.get(path).status_code == 200  # asks for a name
+    r = browser.post(path, {"name": "New Annotator"})
     assert r.status_code == 302 and r["Location"] == f"/annotate/{world.a.pk}/"
     joined = ProjectMembership.objects.filter(project=world.a, role="annotator").exclude(
         user__username__in=["ann", "eve"]

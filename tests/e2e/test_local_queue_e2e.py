@@ -25,6 +25,8 @@ pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 def test_invited_annotator_works_through_the_queue(live_server, page, shot):
     units = make_unit("E2E local", n_qas=1, n_responses=1, n_sources=2, wanted=1)
     page.goto(f"{live_server.url}/invite/{invite_token(units[0].project)}/")
+    page.get_by_label("Your name").fill("Queue Tester")
+    page.get_by_test_id("invite-join").click()
     page.get_by_test_id("start-button").wait_for()
     assert "/work/" in page.url
     shot(page, "first-unit")

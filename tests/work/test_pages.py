@@ -98,11 +98,16 @@ def test_mturk_style_entry_uses_the_mturk_provider(unit):
 
 def test_invite_link_creates_a_local_annotator_and_starts_work(unit):
     c = Client()
-    r = c.get(f"/invite/{invite_token(unit.project)}/")
+    form = c.get(f"/invite/{invite_token(unit.project)}/")  # someone new is asked for a name first
+    assert form.status_code == 200 and b'name="name"' in form.content and not ProjectMembership.objects.exists()
+    blank = c.post(f"/invite/{invite_token(unit.project)}/", {"name": "  "})
+    assert blank.status_code == 400 and b"invite-error" in blank.content and not ProjectMembership.objects.exists()
+    r = c.post(f"/invite/{invite_token(unit.project)}/", {"name": " Ada   Lovelace "})
     assert r.status_code == 302 and r.headers["Location"] == f"/annotate/{unit.project_id}/"
     membership = ProjectMembership.objects.get(project=unit.project)
     assert membership.role == "annotator"
-    assert Worker.objects.get(user=membership.user).provider == "local"
+    worker = Worker.objects.get(user=membership.user)
+    assert worker.provider == "local" and worker.display_name == "Ada Lovelace"
     page = c.get(r.headers["Location"])
     assert page.status_code == 200 and b"/api/work/next" in page.content
     # the same browser following the link again stays the same annotator

@@ -18,9 +18,19 @@ class Command(BaseCommand):
             action="store_true",
             help="qasem-release only: leave out the majority keys (exactly the release schema)",
         )
+        parser.add_argument(
+            "--with-platform-ids",
+            action="store_true",
+            help="qa-jsonl: add each voter's platform id (provider:external id) after its pseudonymous id",
+        )
 
-    def handle(self, *args, project: str, fmt: str, output: str, no_majority: bool, **options) -> None:
+    def handle(self, *args, project: str, fmt: str, output: str, no_majority: bool, with_platform_ids: bool,
+               **options) -> None:
         extra = {"include_majority": not no_majority} if fmt == "qasem-release" else {}
+        if with_platform_ids:
+            if fmt != "qa-jsonl":
+                raise CommandError(f"--with-platform-ids: {fmt} has no per-vote worker field (use qa-jsonl)")
+            extra["with_platform_ids"] = True
         try:
             if output == "-":
                 n = write_lines(export_lines(project, fmt, **extra), self.stdout._out)
