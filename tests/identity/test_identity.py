@@ -1,0 +1,121 @@
+"""One worker identity: display name and pseudonymous id, the same in the API, CLI, report and exports."""
+from __future__ import annotations
+
+import io
+import json
+import re
+
+import pytest
+from django.core.management import CommandError, call_command
+from django.test import override_settings
+
+from annotation_tasks.exporters import qa_jsonl
+from annotation_tasks.models import Assignment, Project, Worker
+from annotation_tasks.services import identity
+from annotation_tasks.services.imports import import_qasem_release
+from annotation_tasks.services.reports import build_report
+from tests.importers.helpers import release_line, write_jsonl
+
+pytestmark = pytest.mark.django_db
+PSEUDONYM = re.compile(r"^W-[0-9a-f]{10}$")
+
+
+@pytest.fixture
+def released(tmp_path) -> Project:
+    rows = [release_line(sid, model) for sid in (1, 2) for model in ("a", "b")]
+    import_qasem_release(write_jsonl(tmp_path / "r.jsonl", rows), "released")
+    return Project.objects.get(name="released")
+
+
+def test_pseudonym_is_keyed_by_the_row_not_by_secret_key():
+    w = Worker.objects.create(provider="mturk", external_id="A1B2C3")
+    first = w.pseudonym
+    assert PSEUDONYM.match(first) and "A1B2C3" not in first
+    with override_settings(SECRET_KEY="rotated-" + "x" * 40):
+        assert Worker.objects.get(pk=w.pk).pseudonym == first
+    other = Worker.objects.create(provider="prolific", external_id="A1B2C3")
+    assert other.pseudonym != first and other.pseudonym_salt != w.pseudonym_salt
+    w.pseudonym_salt = "0" * 32  # the salt is the key: a different one is a different id
+    assert w.pseudonym != first
+
+
+def test_bulk_created_workers_get_their_own_salt(released):
+    salts = list(Worker.objects.filter(provider="imported").values_list("pseudonym_salt", flat=True))
+    assert len(salts) >= 3 and len(set(salts)) == len(salts)
+
+
+def test_display_name_prefers_the_given_name_then_the_account_never_the_platform_id(world, users):
+    ann = Worker.objects.get(user=users["ann"])
+    crowd = Worker.objects.get(external_id="A1CROWD")
+    assert identity.display_name(ann) == "ann"
+    assert identity.display_name(crowd) == crowd.pseudonym  # an MTurk id is not a name
+    identity.set_display_name(ann, "  Ann   Smith ")
+    assert identity.display_name(Worker.objects.get(pk=ann.pk)) == "Ann Smith"
+    for bad in ("", "   ", "x" * 81, "tab\x07bell"):
+        with pytest.raises(identity.IdentityError, match="name"):
+            identity.clean_name(bad)
+    assert identity.describe(crowd) == {"id": crowd.pk, "pseudonym": crowd.pseudonym, "name": crowd.pseudonym}
+    assert identity.describe(crowd, with_platform_ids=True)["platform_id"] == "mturk:A1CROWD"
+
+
+def test_api_names_workers_and_searches_by_name_and_pseudonym(world, users, as_user):
+    ann = Worker.objects.get(user=users["ann"])
+    identity.set_display_name(ann, "Ann Smith")
+    rows = as_user("alice").get("/api/workers/", {"project": world.a.pk}).json()["results"]
+    by_id = {r["id"]: r for r in rows}
+    assert by_id[ann.pk]["name"] == "Ann Smith" and by_id[ann.pk]["pseudonym"] == ann.pseudonym
+    found = as_user("alice").get("/api/workers/", {"search": ann.pseudonym}).json()["results"]
+    assert [r["id"] for r in found] == [ann.pk]
+    assert [r["id"] for r in as_user("alice").get("/api/workers/", {"search": "smith"}).json()["results"]] == [ann.pk]
+    # the project scope still holds: bob's project has no ann
+    assert as_user("bob").get("/api/workers/", {"search": ann.pseudonym}).json()["results"] == []
+    assigned = as_user("alice").get("/api/assignments/", {"project": world.a.pk, "search": ann.pseudonym}).json()
+    assert [a["worker"]["pseudonym"] for a in assigned["results"]] == [ann.pseudonym]
+    assert assigned["results"][0]["worker"]["name"] == "Ann Smith"
+
+
+def test_exported_votes_carry_the_voters_pseudonyms(released):
+    lines = [json.loads(x) for x in qa_jsonl.export_lines(released)]
+    pseudonyms = {w.pseudonym: w for w in Worker.objects.all()}
+    for line in lines:
+        assert len(line["workers"]) == len(line["votes"]) and set(line["workers"]) <= set(pseudonyms)
+        assert len(set(line["workers"])) == len(line["workers"])
+    # workers[i] cast votes[i]: take one worker's vote out and the pair disappears together
+    first = lines[0]
+    gone = pseudonyms[first["workers"][1]]
+    Assignment.objects.filter(worker=gone).update(status=Assignment.Status.REJECTED)
+    after = json.loads(next(qa_jsonl.export_lines(released)))
+    assert after["workers"] == [first["workers"][0], first["workers"][2]]
+    assert after["votes"] == [first["votes"][0], first["votes"][2]]
+    with_ids = json.loads(next(qa_jsonl.export_lines(released, with_platform_ids=True)))
+    w0 = pseudonyms[after["workers"][0]]
+    assert with_ids["workers"][0] == f"{w0.pseudonym}|{w0.provider}:{w0.external_id}"
+    assert all(w.external_id not in json.dumps(lines) for w in pseudonyms.values())
+
+
+def test_export_command_platform_ids_only_where_the_format_has_room(released, tmp_path):
+    out = tmp_path / "q.jsonl"
+    call_command("export", "--project", "released", "--format", "qa-jsonl", "-o", str(out), "--with-platform-ids",
+                 stderr=io.StringIO())
+    assert "|imported:" in out.read_text()
+    with pytest.raises(CommandError, match="--with-platform-ids"):
+        call_command("export", "--project", "released", "--format", "qasem-release", "-o", str(out),
+                     "--with-platform-ids")
+
+
+def test_report_and_workers_command_use_the_same_identity(released):
+    report = build_report(released)
+    pseudonyms = {w.pk: w.pseudonym for w in Worker.objects.all()}
+    assert report["workers"] and all(r["worker"] == pseudonyms[r["worker_id"]] for r in report["workers"])
+    out = io.StringIO()
+    call_command("workers", "--project", "released", stdout=out)
+    text = out.getvalue()
+    assert all(p in text for p in {r["worker"] for r in report["workers"]})
+    assert "qasem-release:" not in text  # platform ids only on request
+    out = io.StringIO()
+    call_command("workers", "--project", "released", "--with-platform-ids", stdout=out)
+    assert "qasem-release:" in out.getvalue()
+    some = Worker.objects.filter(provider="imported").first()
+    assert identity.worker_by_ref(some.pseudonym) == some and identity.worker_by_ref(str(some.pk)) == some
+    with pytest.raises(identity.IdentityError, match="no worker"):
+        identity.worker_by_ref("W-0000000000")
