@@ -5,7 +5,7 @@ import io
 import json
 
 import pytest
-from django.core.management import call_command
+from django.core.management import CommandError, call_command
 
 from parser import evaluation
 from parser.embedded import EmbeddedParser
@@ -23,6 +23,19 @@ def test_iou_and_one_to_one_matching() -> None:
     # IOU 0.3 exactly matches; below does not
     assert match_arguments([(0, 10)], [(0, 3)]) == [(0, 0)]  # 0.3
     assert match_arguments([(0, 10)], [(0, 2)]) == []  # 0.2
+    # the QA-SRL GS script's 0.5: (0, 3) takes (0, 3) exactly; (0, 10) vs (0, 5) is 0.5 and counts only at 0.5
+    assert match_arguments([(0, 3), (0, 10)], [(0, 5), (0, 3)], threshold=0.5) == [(0, 1), (1, 0)]
+    assert match_arguments([(0, 3), (0, 10)], [(0, 5), (0, 3)], threshold=0.51) == [(0, 1)]
+
+
+def test_iou_threshold_reaches_the_scores() -> None:
+    gold = [GoldQA(("who", "_", "_", "left", "_", "_", "_"), ((0, 4),), "R0")]
+    frame = PredicateFrame(5, "left", "leave", qas=[
+        QAPair(("who", "_", "_", "left", "_", "_", "_"), "Who left?", [Answer(0, 2)], "R0"),  # IOU 0.5
+        QAPair(("what", "_", "_", "left", "_", "_", "_"), "What left?", [Answer(3, 8)], "R0"),  # IOU 0.125
+    ])
+    assert score_predicate(frame, gold, 0.5)[0].tp == 1
+    assert score_predicate(frame, gold, 0.51)[0].tp == 0
 
 
 def test_score_predicate_counts_labeled_and_valid() -> None:
@@ -71,5 +84,19 @@ def test_evaluate_parser_command_json() -> None:
     result = json.loads(out.getvalue())
     assert result["data"] == "qanom" and result["backend"] == "embedded"
     assert result["gold_predicates"] > 2000 and 0 < result["arguments"]["f1"] < 1
-    assert result["valid_question_share"] == 1.0
+    assert result["valid_question_share"] == 1.0 and result["iou"] == 0.3
     assert set(result["reference_f1"]) == {"qasem_consistency_t5_xl"}
+
+
+@pytest.mark.django_db
+def test_evaluate_parser_iou_option_is_stricter_and_checked() -> None:
+    gold = [str(shared_file("qasrl_gs", "wikinews.dev.gold.csv")), str(shared_file("qasrl_gs", "wikinews.dev.full.csv"))]
+    results = {}
+    for threshold in ("0.3", "0.5"):
+        out = io.StringIO()
+        call_command("evaluate_parser", "--gold", gold[0], "--sentences", gold[1], "--iou", threshold, "--json", stdout=out)
+        results[threshold] = json.loads(out.getvalue())
+    assert results["0.5"]["iou"] == 0.5
+    assert results["0.5"]["arguments"]["tp"] < results["0.3"]["arguments"]["tp"]
+    with pytest.raises(CommandError, match="--iou"):
+        call_command("evaluate_parser", "--gold", gold[0], "--sentences", gold[1], "--iou", "1.5")

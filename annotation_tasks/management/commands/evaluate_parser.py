@@ -1,4 +1,4 @@
-"""evaluate_parser --gold FILE.gold.csv --sentences FILE.full.csv | --qanom annot.dev.csv [--backend] [--json]"""
+"""evaluate_parser --gold FILE.gold.csv --sentences FILE.full.csv | --qanom annot.dev.csv [--backend] [--iou T] [--json]"""
 from __future__ import annotations
 
 import json
@@ -18,12 +18,17 @@ class Command(BaseCommand):
         parser.add_argument("--sentences", help="QA-SRL GS *.full.csv (tokens of the same sentences)")
         parser.add_argument("--qanom", help="QANom annot.*.csv (nominal predicates)")
         parser.add_argument("--backend", default=None, help="parser backend (default: settings.PARSER_BACKEND)")
+        parser.add_argument("--iou", type=float, default=evaluation.IOU_THRESHOLD,
+                            help="span IOU for an argument match: 0.3 (default, QANom's convention and the QASem "
+                                 "papers' figures) or 0.5 (the QA-SRL GS evaluation script's)")
         parser.add_argument("--json", action="store_true", help="one JSON object on stdout")
 
     def handle(self, *args, gold: str | None, sentences: str | None, qanom: str | None, backend: str | None,
-               json: bool, **options) -> None:
+               iou: float, json: bool, **options) -> None:
         if not qanom and not (gold and sentences):
             raise CommandError("give --gold and --sentences (QA-SRL GS) or --qanom")
+        if not 0 < iou <= 1:
+            raise CommandError(f"--iou must be in (0, 1], got {iou}")
         try:
             parser = get_parser(backend)
         except ValueError as exc:
@@ -31,11 +36,11 @@ class Command(BaseCommand):
         began = time.perf_counter()
         try:
             if qanom:
-                report = evaluation.evaluate_nominal(evaluation.load_qanom(qanom), parser.parse_tokenized)
+                report = evaluation.evaluate_nominal(evaluation.load_qanom(qanom), parser.parse_tokenized, iou)
                 kind = "qanom"
             else:
                 data = evaluation.load_qasrl_gs(gold, sentences)
-                report = evaluation.evaluate_verbal(data, parser.parse_tokenized)
+                report = evaluation.evaluate_verbal(data, parser.parse_tokenized, iou)
                 kind = "qasrl"
         except (OSError, KeyError) as exc:
             raise CommandError(f"cannot read the gold files: {exc}") from exc
@@ -52,7 +57,7 @@ def render(r: dict) -> str:
 
     lines = [
         f"{r['data']} gold, backend {r['backend']}: {r['sentences']} sentences, {r['gold_predicates']} gold predicates",
-        row("arguments (IOU>=0.3)", r["arguments"]),
+        row(f"arguments (IOU>={r['iou']:g})", r["arguments"]),
         row("labeled arguments", r["labeled_arguments"]),
         row("predicate detection", r["predicate_detection"]),
         f"{'valid questions':<22} {r['valid_question_share']:.1%} of {r['questions']}",
