@@ -23,7 +23,7 @@ from annotation_tasks.models import (
     Worker,
 )
 from annotation_tasks.protocols import UnknownProtocol, label_levels, payload
-from annotation_tasks.protocols.review import level_labels, review_for
+from annotation_tasks.protocols.review import context_of, level_labels, review_for
 
 Key = tuple[str, int, str]  # (level, item id, aspect): aspect is "" except for pairwise (item id = unit id)
 SHOWN_KEYS = ("responses", "spans", "qas", "facts")
@@ -134,6 +134,8 @@ def adjudicated_of(keys: Iterable[Key]) -> dict[Key, AdjudicatedLabel]:
         by_level[level].add(item)
     out: dict[Key, AdjudicatedLabel] = {}
     for level, items in by_level.items():
+        if level not in AdjudicatedLabel.Level.values:
+            continue  # the expert step's judgments are not adjudicated
         field = "unit_id" if level == "pairwise" else f"{level}_id"
         for adj in AdjudicatedLabel.objects.filter(level=level, **{f"{field}__in": items}):
             out[(level, adj.item_id, adj.aspect)] = adj
@@ -187,6 +189,24 @@ def _shown_check(shown: dict[str, list[int]], shown_now: dict[str, list[int]]) -
             "new_now": {k: v for k, v in new.items() if v}}
 
 
+def _answered_elsewhere(assignment: Assignment, items: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Labels of the assignment on items today's payload no longer shows (a QA an expert invalidated after the
+    worker saw it, and its span): kept in the review with their context, flagged in_payload_now False."""
+    listed = {(r["level"], r["item_id"], r.get("aspect", "")) for r in items}
+    missing = [(key, label) for _a, key, label in label_rows([assignment.pk]) if key not in listed]
+    by_level: dict[str, list[int]] = defaultdict(list)
+    for (level, item, _aspect), _label in missing:
+        by_level[level].append(item)
+    contexts = {level: context_of(level, ids) for level, ids in by_level.items()}
+    rows = []
+    for (level, item, aspect), label in missing:
+        context = contexts.get(level, {}).get(item, {})
+        rows.append({**{k: v for k, v in context.items() if k not in ("tokens", "source_text", "source_question")},
+                     "level": level, "item_id": item, **({"aspect": aspect} if aspect else {}),
+                     "answer": label, "in_payload_now": False})
+    return rows
+
+
 def assignment_review(assignment: Assignment) -> dict[str, Any]:
     """Everything a reviewer needs about one assignment: the payload its worker was served (rebuilt by the
     protocol), the `shown` record and how today's unit differs from it, and per item the worker's answer, its
@@ -200,6 +220,9 @@ def assignment_review(assignment: Assignment) -> dict[str, Any]:
         items = review_for(unit.mode).answers(assignment, data)
     except UnknownProtocol:
         items = []
+    for row in items:
+        row["in_payload_now"] = True
+    items += _answered_elsewhere(assignment, items)
     keys = [(r["level"], r["item_id"], r.get("aspect", "")) for r in items]
     gold = gold_of(keys)
     others = counted_votes(keys, exclude_worker=assignment.worker_id)

@@ -26,7 +26,7 @@ class Study:
     project: Project
     unit: Unit
     assignments: dict[str, Assignment] = field(default_factory=dict)
-    payload: dict = field(default_factory=dict)
+    payloads: dict[str, dict] = field(default_factory=dict)
 
 
 def submit(unit: Unit, name: str, labels_of, ms: int) -> tuple[Assignment, dict]:
@@ -64,7 +64,7 @@ def qasem_study(db) -> Study:
     for i, name in enumerate(("w1", "w2", "w3")):
         assignment, payload = submit(unit, name, labels(name), 40_000 + 10_000 * i)
         study.assignments[name] = assignment
-        study.payload = payload
+        study.payloads[name] = payload
     return study
 
 
@@ -91,7 +91,7 @@ def factscore_study(db) -> Study:
     for i, name in enumerate(("w1", "w2", "w3")):
         assignment, payload = submit(unit, name, labels(name), 20_000 + 5_000 * i)
         study.assignments[name] = assignment
-        study.payload = payload
+        study.payloads[name] = payload
     return study
 
 
