@@ -38,6 +38,7 @@ DROP_ADVERBS = frozenset(
 )
 # Prepositional openers whose content is background, not a claim the sentence makes about its subject.
 DROP_PREPS = frozenset({"aside", "besides", "despite", "addition", "apart", "alongside", "throughout"})
+PARTICLE_ADVERBS = frozenset("away up down out off back on over around".split())  # 'passed away'
 QUANTITY_NOUNS = frozenset("range variety number lot host array series couple handful number majority dozens".split())
 LIST_MARKERS = frozenset({"including", "like", "especially", "notably", "particularly"})
 RELATIVE_WORDS = frozenset({"who", "whom", "which", "that", "whose", "where", "when"})
@@ -343,7 +344,7 @@ class SentenceFacts:
         while stack:
             c = stack.pop(0)
             out.append(c)
-            stack.extend(x for x in c.children if x.dep_ == "conj")
+            stack.extend(x for x in c.children if x.dep_ == "conj" or (x.dep_ == "appos" and x.tag_ == c.tag_ and self.is_list_appos(c)))
         return out
 
     def is_place_chain(self, token: Any) -> bool:
@@ -367,7 +368,16 @@ class SentenceFacts:
 
     def is_list_appos(self, token: Any) -> bool:
         """An appositive that is really the next item of a list: it has its own 'and' conjunct."""
-        return token.dep_ == "appos" and token.tag_ == token.head.tag_ and any(c.dep_ == "cc" for c in token.children)
+        if token.dep_ != "appos" or token.tag_ != token.head.tag_ or not token.tag_.startswith("NN"):
+            return False
+        chain = [token]
+        while True:  # 'a dancer, model, television presenter and actress': appositives chained up to an 'and'
+            nxt = [c for c in chain[-1].children if c.dep_ in {"appos", "conj"} and c.tag_ == token.tag_]
+            if any(c.dep_ == "cc" for c in chain[-1].children):
+                return True
+            if not nxt or len(chain) > 12:
+                return False
+            chain.append(nxt[0])
 
     def is_name_pair(self, token: Any) -> bool:
         """'The Globe and Mail', 'Simon and Garfunkel': a name, not two things (a bare proper noun after 'and')."""
@@ -381,7 +391,11 @@ class SentenceFacts:
         )
 
     def is_such_as(self, prep: Any) -> bool:
-        return prep.text.lower() == "as" and any(c.text.lower() == "such" for c in prep.children)
+        """'films such as A', 'such classic films as A'."""
+        return prep.text.lower() == "as" and (
+            any(c.text.lower() == "such" for c in prep.children)
+            or any(c.text.lower() == "such" and c.i < prep.head.i for c in prep.head.children)
+        )
 
     def variants(self, token: Any) -> list[str]:
         """Renderings of a noun phrase (or any argument), one per coordinated item and per listed member."""
@@ -450,7 +464,7 @@ class SentenceFacts:
         """'films such as A' -> 'A is a film.' (only for a plural category noun)."""
         if noun.tag_ != "NNS":
             return
-        mods = [t for t in toks if t.i < noun.i and t.dep_ in {"amod", "compound"} and t.text.lower() not in {"several", "many", "various", "numerous", "other", "some", "multiple"}]
+        mods = [t for t in toks if t.i < noun.i and t.dep_ in {"amod", "compound"} and t.text.lower() not in {"several", "many", "various", "numerous", "other", "some", "multiple", "such"}]
         head = self.render(mods) + " " + singular(noun.text) if mods else singular(noun.text)
         head = head.strip()
         for member in members:
@@ -524,7 +538,10 @@ class SentenceFacts:
             c for c in verb.children
             if c.i < verb.i and (c.dep_ in {"aux", "auxpass", "neg"} or (c.dep_ == "advmod" and c.text.lower() not in DROP_ADVERBS and c.i == verb.i - 1))
         ]
-        particle = [c for c in verb.children if c.dep_ == "prt"]
+        particle = [
+            c for c in verb.children
+            if c.dep_ == "prt" or (c.dep_ == "advmod" and c.i == verb.i + 1 and c.text.lower() in PARTICLE_ADVERBS)
+        ]
         has_aux = any(c.dep_ in {"aux", "auxpass"} for c in left)
         words = [c.text for c in sorted(left, key=lambda t: t.i)]
         if not has_aux and verb.dep_ == "conj" and verb.tag_ in {"VBN", "VBG"}:
@@ -554,7 +571,7 @@ class SentenceFacts:
                     continue
                 if dep == "prep" and any(c.text.lower() in DROP_PREPS for c in child.children):
                     continue  # "in addition to his career"
-                if dep == "advmod" and child.i < verb.i:
+                if dep == "advmod" and (child.i < verb.i or (child.i == verb.i + 1 and low in PARTICLE_ADVERBS)):
                     continue
                 if dep == "prep" and any(c.dep_ == "pcomp" and self.is_clause(c) for c in child.children):
                     continue  # 'before moving to X': a clause of its own
@@ -645,7 +662,7 @@ class SentenceFacts:
             host = next((c for c in plain for t in self.phrase(c) if t.tag_ == "NNS"), None)
             if host is not None:
                 toks = self.phrase(host)
-                owner = max((t for t in toks if t.tag_ == "NNS"), key=lambda t: t.i)
+                owner = host if host.tag_ == "NNS" else min((t for t in toks if t.tag_ == "NNS"), key=lambda t: t.i)
                 core_variants += [self.substitute(toks, owner, self.render(self.phrase(m))) for m in self.members]
             else:
                 core_variants += [self.render(self.phrase(m)) for m in self.members]
@@ -673,7 +690,13 @@ class SentenceFacts:
             return
         be = "was" if self.past else "is"
         head_text = self.render(self.phrase(head))
-        if head.dep_ in {"pobj", "appos", "conj"} and head.tag_.startswith("NNP") and appos.tag_.startswith("NNP"):
+        if (
+            head.dep_ in {"pobj", "appos", "conj"}
+            and head.tag_.startswith("NNP")
+            and appos.tag_.startswith("NNP")
+            and not any(q in appos.text + head.text for q in QUOTE_PAIRS)
+            and any(a.dep_ == "prep" and a.text.lower() in {"in", "from", "at", "near"} for a in head.ancestors)
+        ):
             self.add(head_text, "is in", self.render(self.phrase(appos)))  # 'Los Angeles, California'
             return
         if head.tag_ in {"PRP"}:
