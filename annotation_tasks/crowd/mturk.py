@@ -95,7 +95,7 @@ class MTurkProvider(CrowdProvider):
             aws_secret_access_key or settings.AWS_SECRET_ACCESS_KEY or None,
         )
         self._client = client
-        self._hit_types: dict[tuple, str] = {}
+        self._hit_types: dict[str, str] = {}  # repr of the sorted attributes -> HITTypeId
         self._qual_types: dict[str, str] = {}
 
     # -- the boto3 client ----------------------------------------------------------------

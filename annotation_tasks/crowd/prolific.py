@@ -72,7 +72,7 @@ class ProlificProvider(CrowdProvider):
         self.workspace_id = workspace_id or getattr(settings, "PROLIFIC_WORKSPACE_ID", "")
         self.app_url = (app_url or getattr(settings, "PROLIFIC_APP_URL", "") or APP_URL).rstrip("/")
         self.fee_rate = Decimal(str(fee_rate or getattr(settings, "PROLIFIC_FEE_RATE", "0.3333")))
-        self.currency = currency or getattr(settings, "PROLIFIC_CURRENCY", "GBP")
+        self.currency = str(currency or getattr(settings, "PROLIFIC_CURRENCY", "GBP"))
         self._session = session
         self._groups: dict[str, str] = {}
         self._studies: dict[str, dict] | None = None
@@ -222,7 +222,8 @@ class ProlificProvider(CrowdProvider):
             study = self._existing_study(body["internal_name"])
             if study is None:
                 study = self._request("POST", "studies/", json=body)
-                self._studies[body["internal_name"]] = study
+                if self._studies is not None:  # listed by _existing_study above: keep the list current
+                    self._studies[body["internal_name"]] = study
             if study.get("status", "UNPUBLISHED") == "UNPUBLISHED":
                 self._request("POST", f"studies/{study['id']}/transition/", json={"action": "PUBLISH"})
             refs.append(study["id"])

@@ -15,6 +15,7 @@ import json
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from typing import cast
 
 from django.db import transaction
 from django.utils import timezone
@@ -48,7 +49,7 @@ class ResultRow:
     hit_id: str
     worker_id: str
     assignment_id: str
-    status: Assignment.Status | None  # None: a status we do not import (the row is skipped)
+    status: str | None  # an Assignment.Status; None: a status we do not import (the row is skipped)
     accepted_at: datetime | None
     submitted_at: datetime | None
     reviewed_at: datetime | None
@@ -141,9 +142,8 @@ def read(
 
     Raises ImportFormatError naming the line and column of a row that cannot be imported at all (no worker,
     an unknown mode), before anything is written; an answer that does not read as labels is only reported."""
-    if hasattr(rows, "read"):
-        rows = csv.DictReader(rows)
-    return [_row(line, row, answer_to_labels) for line, row in enumerate(rows, start=2)]
+    table = csv.DictReader(cast(io.TextIOBase, rows)) if hasattr(rows, "read") else cast(Iterable[Mapping[str, str]], rows)
+    return [_row(line, row, answer_to_labels) for line, row in enumerate(table, start=2)]
 
 
 def _unit_for(batch: Batch, rec: ResultRow, units: dict[str, Unit], result: ImportResult) -> Unit | None:

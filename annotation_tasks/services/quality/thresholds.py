@@ -70,14 +70,9 @@ def apply_approval_policy(batch: Batch, *, now=None, provider: CrowdProvider | N
     approved = waiting = 0
     for a in submitted:
         m = metrics.get(a.worker_id)
-        good = (
-            m is not None
-            and m.gold_accuracy is not None
-            and m.gold_total >= int(policy["min_gold_items"])
-            and m.gold_accuracy >= float(policy["auto_approve_gold_accuracy"])
-        )
-        if good:
-            reason = f"gold accuracy {m.gold_accuracy:.2f} >= {policy['auto_approve_gold_accuracy']}"
+        accuracy = m.gold_accuracy if m is not None and m.gold_total >= int(policy["min_gold_items"]) else None
+        if accuracy is not None and accuracy >= float(policy["auto_approve_gold_accuracy"]):
+            reason = f"gold accuracy {accuracy:.2f} >= {policy['auto_approve_gold_accuracy']}"
         elif a.submitted_at and a.submitted_at <= cutoff:
             reason = f"auto-approved {policy['auto_approve_days']} days after submission"
         else:
