@@ -112,6 +112,7 @@ class LabeledResponse:
     topic: str
     sentences: tuple[str, ...]
     human_facts: tuple[tuple[str, ...] | None, ...]
+    model_facts: tuple[tuple[str, ...], ...] = ()  # the release's own (InstructGPT) facts, per sentence
 
 
 class LabeledFileError(ValueError):
@@ -135,11 +136,15 @@ def load_factscore_labeled(path: str | Path) -> list[LabeledResponse]:
                 continue
             if not isinstance(annotations, list):
                 raise LabeledFileError(f"{where}: annotations must be a list or null")
-            sentences, human = [], []
+            sentences, human, model = [], [], []
             for k, sentence in enumerate(annotations):
                 if not isinstance(sentence, dict) or not isinstance(sentence.get("text"), str):
                     raise LabeledFileError(f"{where}: annotations[{k}].text must be a string")
                 sentences.append(sentence["text"])
+                try:
+                    model.append(tuple(str(f["text"]) for f in sentence.get("model-atomic-facts") or []))
+                except (TypeError, KeyError) as exc:
+                    raise LabeledFileError(f"{where}: annotations[{k}].model-atomic-facts[].text missing") from exc
                 facts = sentence.get("human-atomic-facts")
                 if sentence.get("is-relevant") and facts:
                     try:
@@ -148,8 +153,16 @@ def load_factscore_labeled(path: str | Path) -> list[LabeledResponse]:
                         raise LabeledFileError(f"{where}: annotations[{k}].human-atomic-facts[].text missing") from exc
                 else:
                     human.append(None)
-            out.append(LabeledResponse(str(row.get("topic", "")), tuple(sentences), tuple(human)))
+            out.append(LabeledResponse(str(row.get("topic", "")), tuple(sentences), tuple(human), tuple(model)))
     return out
+
+
+def evaluate_released(responses: Iterable[LabeledResponse]) -> FactScores:
+    """The release's own model facts (FActScore's InstructGPT splitting, before people revised them) against the
+    human facts: how far the paper's automatic facts are from the revised ones under this measure."""
+    return score(
+        (m, h) for r in responses for m, h in zip(r.model_facts, r.human_facts, strict=True) if h is not None
+    )
 
 
 SplitSentences = Callable[[Sequence[str], Iterable[int] | None], list[list[str]]]

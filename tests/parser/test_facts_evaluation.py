@@ -82,3 +82,33 @@ def test_a_malformed_labeled_file_names_the_line(tmp_path: Path) -> None:
     path.write_text('{"annotations": [{"text": 3}]}\n', encoding="utf-8")
     with pytest.raises(evaluation.LabeledFileError, match=r"bad\.jsonl:1: annotations\[0\]\.text"):
         evaluation.load_factscore_labeled(path)
+
+
+def _labeled_file(tmp_path: Path) -> Path:
+    line = {
+        "input": "Question: Tell me a bio of Ann Lee.", "output": "...", "topic": "Ann Lee", "cat": [],
+        "annotations": [
+            {"text": "Ann Lee is a Canadian poet.", "is-relevant": True,
+             "model-atomic-facts": [{"text": "Ann Lee is a poet."}],
+             "human-atomic-facts": [{"text": "Ann Lee is Canadian.", "label": "S"}, {"text": "Ann Lee is a poet.", "label": "S"}]},
+        ],
+    }
+    path = tmp_path / "labeled.jsonl"
+    path.write_text(json.dumps(line) + "\n", encoding="utf-8")
+    return path
+
+
+def test_the_releases_own_model_facts_can_be_scored(tmp_path: Path) -> None:
+    report = evaluation.evaluate_released(evaluation.load_factscore_labeled(_labeled_file(tmp_path))).as_dict()
+    assert report["facts_per_sentence"] == 1.0 and report["by_threshold"]["0.7"]["precision"] == 1.0
+    assert report["by_threshold"]["0.7"]["recall"] == 0.5
+
+
+def test_evaluate_facts_command_prints_the_json_report(tmp_path: Path, capsys) -> None:
+    from django.core.management import call_command
+
+    call_command("evaluate_facts", str(_labeled_file(tmp_path)), "--backend", "embedded", "--json")
+    report = json.loads(capsys.readouterr().out)
+    assert {"sentences", "facts_per_sentence", "human_facts_per_sentence", "by_threshold"} <= set(report)
+    assert report["sentences"] == 1 and set(report["by_threshold"]) == {"0.5", "0.7"}
+    assert report["by_threshold"]["0.7"]["f1"] == 1.0  # 'Ann Lee is Canadian.' and 'Ann Lee is a poet.'
