@@ -85,8 +85,9 @@ def test_mturk_path(client, fake_mturk, settings):
     assert (a.provider_assignment_id, a.worker.external_id, a.status) == (aid, "AWORKER1", "submitted")
     assert SpanLabel.objects.filter(assignment=a).count() == 2
 
-    table = run("workers", "--project", "Path MTurk")
-    assert "AWORKER1" in table and "100.0% (2/2)" in table
+    table = run("workers", "--project", "Path MTurk")  # workers by pseudonym; platform ids only when asked
+    assert a.worker.pseudonym in table and "AWORKER1" not in table and "100.0% (2/2)" in table
+    assert "AWORKER1" in run("workers", "--project", "Path MTurk", "--with-platform-ids")
 
     quality_settings(batch)
     assert "approved 1, waiting 0" in run("approve", "--batch", str(batch.pk))
