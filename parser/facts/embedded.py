@@ -595,7 +595,7 @@ class SentenceFacts:
         if arg.dep_ in {"prep", "agent"}:
             objs = [c for c in arg.children if c.dep_ in {"pobj", "pcomp"}]
             if not objs:
-                return [self.render(self.phrase(arg))]
+                return []  # a preposition whose object the parse put elsewhere: no claim to make
             if objs[0].tag_ in {"WDT", "WP"} and verb.dep_ == "relcl":
                 # 'the series in which she starred' -> 'starred in the series'
                 return [f"{self.render([arg]).lower()} {self.render(self.phrase(verb.head))}"]
@@ -701,6 +701,10 @@ class SentenceFacts:
             return
         if head.tag_ in {"PRP"}:
             return
+        if head.tag_ == "NNS" and appos.tag_.startswith("NNP"):
+            # 'two albums, This Time and Around': 'This Time is an album.'
+            self.category_facts(head, self.phrase(head), [self.render(self.phrase(m)) for m in self.conjuncts(appos)])
+            return
         for variant in self.variants(appos):
             self.add(head_text, be, variant)
 
@@ -720,10 +724,21 @@ class SentenceFacts:
                 self.add(name, "was born in", place)
             return
         span = re.match(r"^(.*?\d{3,4})\s*[–—-]\s*(.*?\d{3,4})$", text)
-        if span and self.doc:
+        if span and self.is_person_name(position):
             for verb, date in (("was born", span.group(1)), ("died", span.group(2))):
                 date = re.sub(r"(?i)^(born|died|d\.|b\.)\s*", "", date.strip())
                 self.add(name, verb, ("on " if _month_in(date) and re.search(r"\d{1,2}\b.*\d{4}", date) else "in ") + date)
+
+    def is_person_name(self, position: int) -> bool:
+        """Life dates '(1920 – 1990)' belong to a person: the response's entity, or the sentence's opening name
+        (a film's or an office's years are not births and deaths)."""
+        before = [t for t in self.doc if t.idx + len(t.text) <= position]
+        if not before or not before[-1].tag_.startswith("NNP"):
+            return False
+        name = _name_tokens(before[-1])
+        if self.entity and before[-1].text in self.entity.full.split():
+            return True
+        return name[0].i == 0 and any(t.dep_ in SUBJECT_DEPS for t in name)
 
     def name_before(self, position: int) -> str | None:
         before = [t for t in self.doc if t.idx + len(t.text) <= position]
