@@ -102,9 +102,9 @@ def _human_fact_authorship(project: Project, fact_ids: list[int]) -> dict[int, i
     return {f: sum(per_unit.get(u, 0) for u in unit_ids.get(r, ())) for f, r in written.items()}
 
 
-def candidates(project: Project) -> list[Candidate]:
+def candidates(project: Project, counts: dict[Key, Counter] | None = None) -> list[Candidate]:
     """Every labelled item of the project with its disagreement, unsorted."""
-    counts = _vote_counts(project)
+    counts = _vote_counts(project) if counts is None else counts
     gold = gold_of(counts)
     authored = _human_fact_authorship(project, [k[1] for k in counts if k[0] == "fact"])
     out: list[Candidate] = []
@@ -163,7 +163,8 @@ def queue(project: Project, params: Mapping[str, Any] | None = None) -> dict[str
     limit = _int(params, "limit", 100, 1, MAX_LIMIT)
     offset = _int(params, "offset", 0, 0, 10**9)
 
-    cands = [c for c in candidates(project) if (level is None or c.key[0] == level)
+    counts = _vote_counts(project)
+    cands = [c for c in candidates(project, counts) if (level is None or c.key[0] == level)
              and (include_agreed or c.disagreement > 0)]
     adjudicated = _adjudicated(project)
     if decided is not None:
@@ -176,6 +177,7 @@ def queue(project: Project, params: Mapping[str, Any] | None = None) -> dict[str
         "levels": {lv: list(level_labels(lv)) for lv in levels},
         "decided": sum(1 for c in cands if c.key in adjudicated),
         "results": _rows(page, adjudicated),
+        "agreement": majority_agreement(project, counts, adjudicated),
     }
 
 
@@ -213,7 +215,7 @@ def _rows(page: list[Candidate], adjudicated: dict[Key, AdjudicatedLabel]) -> li
             "gold_disagreement": None if c.gold_disagreement is None else round(c.gold_disagreement, 4),
             "disagreement": round(c.disagreement, 4), "origin": c.origin,
             "workers_on_response": c.workers_on_response or None,
-            "votes": [{"assignment_id": a, "worker": names.get(w, {"id": w, "name": str(w)}), "label": lab}
+            "votes": [{"assignment_id": a, "worker": names.get(w, {"id": w, "pseudonym": None, "name": str(w)}), "label": lab}
                       for a, w, lab in votes.get(c.key, [])],
             "context": contexts.get(level, {}).get(item, {}),
             "adjudicated": _decision(adjudicated.get(c.key)),
@@ -303,8 +305,8 @@ def decide(project: Project, data: Any, user) -> AdjudicatedLabel:
     key: Key = (clean["level"], clean["item_id"], clean["aspect"])
     votes = counted_votes([key]).get(key, [])
     names = worker_names({w for _a, w, _l in votes})
-    seen = [{"assignment_id": a, "worker_id": w, "worker": names.get(w, {}).get("name", str(w)), "label": lab}
-            for a, w, lab in votes]
+    seen = [{"assignment_id": a, "worker_id": w, "worker": names.get(w, {}).get("pseudonym"),
+             "name": names.get(w, {}).get("name", str(w)), "label": lab} for a, w, lab in votes]
     majority = majority_of(clean["level"], Counter(v["label"] for v in seen)) or ""
     now = timezone.now()
     fields = {"value": clean["label"], "reason": clean["reason"], "decided_by": user, "decided_at": now,
@@ -336,15 +338,16 @@ def decisions(project: Project) -> list[dict[str, Any]]:
 # -- the majority against the adjudicated gold -------------------------------------------------------------
 
 
-def majority_agreement(project: Project) -> list[dict[str, Any]]:
+def majority_agreement(project: Project, counts: dict[Key, Counter] | None = None,
+                       decided: dict[Key, AdjudicatedLabel] | None = None) -> list[dict[str, Any]]:
     """Per level with decisions: how often the current majority equals the adjudicated label (accuracy) and
     Cohen's kappa between the two (scikit-learn; None when undefined, e.g. one label only)."""
     from sklearn.metrics import accuracy_score, cohen_kappa_score
 
-    decided = _adjudicated(project)
+    decided = _adjudicated(project) if decided is None else decided
     if not decided:
         return []
-    counts = _vote_counts(project)
+    counts = _vote_counts(project) if counts is None else counts
     pairs: dict[str, list[tuple[str, str]]] = defaultdict(list)
     for key, adj in decided.items():
         votes = counts.get(key)

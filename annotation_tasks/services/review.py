@@ -24,6 +24,7 @@ from annotation_tasks.models import (
 )
 from annotation_tasks.protocols import UnknownProtocol, label_levels, payload
 from annotation_tasks.protocols.review import context_of, level_labels, review_for
+from annotation_tasks.services import identity
 
 Key = tuple[str, int, str]  # (level, item id, aspect): aspect is "" except for pairwise (item id = unit id)
 SHOWN_KEYS = ("responses", "spans", "qas", "facts")
@@ -34,13 +35,9 @@ PAYLOAD_KEYS = {"spans": "spans", "qas": "qas", "facts": "facts"}
 
 
 def worker_names(worker_ids: Iterable[int]) -> dict[int, dict[str, Any]]:
-    """{worker id: {id, name, provider, external_id}}: the name the dashboard shows (the linked user's, else
-    the platform id), so a reviewer can tell who is who."""
-    out: dict[int, dict[str, Any]] = {}
-    for w in Worker.objects.filter(pk__in=set(worker_ids)).select_related("user"):
-        name = getattr(w, "display_name", "") or (w.user.get_username() if w.user_id else "") or w.external_id
-        out[w.pk] = {"id": w.pk, "name": name, "provider": w.provider, "external_id": w.external_id}
-    return out
+    """{worker id: {id, pseudonym, name}}: the one identity every surface shows (services.identity); platform
+    ids stay out of review screens, as everywhere unless a researcher asks for them."""
+    return identity.describe_many(worker_ids)
 
 
 # -- votes, gold, majorities -----------------------------------------------------------------------
@@ -234,7 +231,7 @@ def assignment_review(assignment: Assignment) -> dict[str, Any]:
         majority = majority_of(key[0], counts, ties=False)
         row["gold"] = gold.get(key)
         row["gold_ok"] = None if key not in gold or row["answer"] is None else gold[key] == row["answer"]
-        row["others"] = [{"assignment_id": a, "worker": names.get(w, {"id": w, "name": str(w)}), "label": lab}
+        row["others"] = [{"assignment_id": a, "worker": names.get(w, {"id": w, "pseudonym": None, "name": str(w)}), "label": lab}
                          for a, w, lab in votes]
         row["others_majority"] = majority
         row["agrees"] = None if majority is None or row["answer"] is None else majority == row["answer"]
@@ -284,5 +281,5 @@ def worker_review(project: Project, worker: Worker) -> dict[str, Any]:
         "median_time_on_task_ms": statistics.median(times) if times else None,
         "notes": sum(r["notes"] for r in rows),
     }
-    return {"project": project.pk, "worker": {**worker_names([worker.pk])[worker.pk], "status": worker.status},
+    return {"project": project.pk, "worker": {**identity.describe(worker), "status": worker.status},
             "totals": totals, "assignments": rows}

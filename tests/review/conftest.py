@@ -30,7 +30,8 @@ class Study:
 
 
 def submit(unit: Unit, name: str, labels_of, ms: int) -> tuple[Assignment, dict]:
-    worker, _ = Worker.objects.get_or_create(provider="local", external_id=name)
+    worker, _ = Worker.objects.get_or_create(provider="local", external_id=f"user-{name}",
+                                             defaults={"display_name": name})
     assignment = Assignment.objects.create(unit=unit, worker=worker)
     shown_payload = work.unit_payload(assignment)
     assignment.refresh_from_db()

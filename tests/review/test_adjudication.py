@@ -68,7 +68,8 @@ def test_a_decision_keeps_votes_majority_reason_and_decider(qasem_study, people)
     first_qa = qasem_study.assignments["w3"].shown["qas"][0]
     adj = _decide(qasem_study.project, people["alice"], level="qa", item_id=first_qa, label="not_supported")
     assert adj.value == "not_supported" and adj.majority == "supported" and adj.decided_by == people["alice"]
-    assert sorted((v["worker"], v["label"]) for v in adj.votes) == [
+    assert all(v["worker"].startswith("W-") for v in adj.votes)  # the pseudonym, stable
+    assert sorted((v["name"], v["label"]) for v in adj.votes) == [
         ("w1", "supported"), ("w2", "supported"), ("w3", "not_supported")]
     assert adj.version == 1 and adj.history == []
     row = adjudication.queue(qasem_study.project, {"decided": "true"})["results"]

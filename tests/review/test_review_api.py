@@ -84,7 +84,7 @@ def test_deciding_through_the_api(setup, people) -> None:
     assert made.status_code == 201, made.content
     row = made.json()
     assert row["label"] == "supported" and row["decided_by"] == "alice" and row["version"] == 1
-    assert {v["worker"] for v in row["votes"]} == {"w1", "w2", "w3"} and row["majority"] == "supported"
+    assert {v["name"] for v in row["votes"]} == {"w1", "w2", "w3"} and row["majority"] == "supported"
     again = alice.post(url, {"level": "qa", "item_id": str(qa), "label": "not_supported", "reason": "second look"},
                        format="json").json()
     assert again["version"] == 2 and again["history"][0]["label"] == "supported"
