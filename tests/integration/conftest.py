@@ -17,11 +17,18 @@ class RealCelery:
     env: dict[str, str]
     started: list[procs.Proc] = field(default_factory=list)
 
-    def start_worker(self, name: str = "worker", pool: str = "solo") -> procs.Proc:
-        worker = procs.start_worker(self.env, self.var_dir, name=f"{name}{len(self.started)}", pool=pool)
+    def start_worker(self, name: str = "worker", pool: str = "solo", concurrency: int = 1) -> procs.Proc:
+        worker = procs.start_worker(self.env, self.var_dir, name=f"{name}{len(self.started)}", pool=pool,
+                                    concurrency=concurrency)
         self.started.append(worker)
         procs.wait_until(lambda: " ready." in worker.log(), 60, f"{worker.name} ready", [worker])
         return worker
+
+    def start_beat(self) -> procs.Proc:
+        beat = procs.start_beat(self.env, self.var_dir, self.var_dir)
+        self.started.append(beat)
+        procs.wait_until(lambda: "beat: Starting..." in beat.log(), 60, "beat started", [beat])
+        return beat
 
     def queued_messages(self) -> list[str]:
         return sorted(p.name for p in (self.var_dir / "celery-broker" / "queue").iterdir())

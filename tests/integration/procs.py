@@ -151,9 +151,16 @@ def manage(env: dict[str, str], *args: str, timeout: float = 120) -> subprocess.
     return done
 
 
-def start_worker(env: dict[str, str], log_dir: Path, name: str = "worker", pool: str = "solo") -> Proc:
-    args = [CELERY, "-A", "backend", "worker", f"--pool={pool}", "--concurrency=1", "--loglevel=INFO",
+def start_worker(env: dict[str, str], log_dir: Path, name: str = "worker", pool: str = "solo",
+                 concurrency: int = 1) -> Proc:
+    args = [CELERY, "-A", "backend", "worker", f"--pool={pool}", f"--concurrency={concurrency}", "--loglevel=INFO",
             "--without-gossip", "--without-mingle", f"--hostname={name}@%h"]
+    return Proc(name, args, env, log_dir)
+
+
+def start_beat(env: dict[str, str], log_dir: Path, var_dir: Path, name: str = "beat") -> Proc:
+    """celery beat as `make run` starts it (its schedule file in the private var_dir)."""
+    args = [CELERY, "-A", "backend", "beat", "--loglevel=INFO", "--schedule", str(Path(var_dir) / "celerybeat-schedule")]
     return Proc(name, args, env, log_dir)
 
 

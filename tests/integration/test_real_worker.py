@@ -20,7 +20,7 @@ from django.db.models import Count
 from django_celery_results.models import TaskResult
 
 from annotation_tasks.models import QA, Batch, Job, Project, Response, Unit
-from annotation_tasks.services import batch_jobs, parsing, uploads
+from annotation_tasks.services import batch_jobs, jobs, parsing, uploads
 from annotation_tasks.services.imports import import_items
 from annotation_tasks.services.units import compose_units
 from tests.integration import procs
@@ -118,10 +118,22 @@ def test_parse_command_waits_for_the_real_worker(real_celery, tmp_path):
     assert duplicate_qas(project) == []
 
 
-def test_worker_killed_mid_parse_then_resumed_writes_each_qa_once(real_celery, tmp_path):
+def _quick_stall(real, settings, seconds: float = 3) -> None:
+    """Workers beat twice a second and a Job is stalled after `seconds` without a heartbeat (here and there)."""
+    real.env.update(JOB_HEARTBEAT_SECONDS="0.5", JOB_STALL_SECONDS=str(seconds))
+    settings.JOB_STALL_SECONDS = seconds
+
+
+def _stalled(job_id: int) -> Job:
+    job = job_state(job_id)
+    return job if jobs.is_stalled(job) else None
+
+
+def test_worker_killed_mid_parse_then_resumed_writes_each_qa_once(real_celery, tmp_path, settings):
     n = 60
     import_items(write_items(tmp_path / "items.jsonl", n), "Killed")
     project = Project.objects.get(name="Killed")
+    _quick_stall(real_celery, settings)
     worker = real_celery.start_worker()
     job = parsing.start_parse_job(project)
 
@@ -143,6 +155,9 @@ def test_worker_killed_mid_parse_then_resumed_writes_each_qa_once(real_celery, t
     assert real_celery.queued_messages() == []
 
     assert job_state(job.pk).done == at_kill.done  # nobody is working on it any more
+    # no heartbeat any more: within JOB_STALL_SECONDS the Job shows as stalled, which is when it may be resumed
+    procs.wait_until(lambda: _stalled(job.pk), 10, "the Job to show as stalled")
+    assert jobs.describe(job_state(job.pk))["stalled"] and job_state(job.pk).status == Job.Status.RUNNING
     real_celery.start_worker(name="restarted")
     # what an operator types: `parse --resume JOB --wait` (another process, through the broker to the new worker)
     procs.manage(real_celery.env, "parse", "--project", "Killed", "--resume", str(job.pk), "--wait", "--timeout", "60",
@@ -180,3 +195,27 @@ def test_publish_and_sync_jobs_run_in_a_real_worker(real_celery, tmp_path):
     job = wait_job(batch_jobs.start_sync_job(batch).pk, real_celery)
     assert (job.status, job.error) == (Job.Status.DONE, ""), real_celery.logs()
     assert (job.done, job.result["seen"]) == (0, 0)  # nobody has labeled yet
+
+
+def test_beat_resumes_a_parse_whose_worker_was_killed(real_celery, tmp_path, settings):
+    """The filesystem broker drops the message of a killed worker: beat finds the stalled Job and queues it again."""
+    n = 40
+    import_items(write_items(tmp_path / "items.jsonl", n), "Beat resumes")
+    project = Project.objects.get(name="Beat resumes")
+    _quick_stall(real_celery, settings)
+    real_celery.env.update(JOB_RESUME_SECONDS="1")
+    worker = real_celery.start_worker()
+    job = parsing.start_parse_job(project)
+    procs.wait_until(lambda: job_state(job.pk).done >= 3, 45, "first responses parsed", [worker], interval=0.02)
+    worker.kill()
+    first_task = job_state(job.pk).celery_id
+    assert job_state(job.pk).status == Job.Status.RUNNING
+
+    real_celery.start_worker(name="restarted")
+    beat = real_celery.start_beat()
+    job = wait_job(job.pk, real_celery, timeout=90)
+    assert (job.status, job.done, job.total) == (Job.Status.DONE, n, n), (job.error, real_celery.logs())
+    assert job.celery_id != first_task and f"resumed stalled parse job {job.pk}" in real_celery.logs()
+    assert "Sending due task resume-stalled-jobs" in beat.log()
+    assert duplicate_qas(project) == []
+    assert not Response.objects.filter(project=project, parsed_at__isnull=True).exists()
