@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pandas as pd
 from django.conf import settings
 from django.db import transaction
@@ -27,11 +28,7 @@ from annotation_tasks.importers.base import ImportFormatError, Where, read_csv, 
 from annotation_tasks.models import QA, AtomicFact, ItemScore, Job, Project, RetrievedPassage
 from annotation_tasks.scoring import registry
 from annotation_tasks.scoring.base import Claim, Reference, Scorer
-
-try:  # the one Job lifecycle (services/jobs.py, helper H2); the minimum below stands in until it is committed
-    from annotation_tasks.services import jobs
-except ImportError:  # pragma: no cover - removed once jobs.py is in the repository
-    jobs = None
+from annotation_tasks.services import jobs
 
 log = logging.getLogger(__name__)
 
@@ -39,10 +36,10 @@ CHUNK = 256  # items per scorer call (an NLI batch, a round of LLM requests) and
 TARGETS = ("qa", "fact")
 SCORE_TASK = "annotation_tasks.score_items"
 
-if jobs is not None:  # the score Job's kind: safe to resume, a rerun skips the items already scored
-    jobs.KINDS.setdefault(Job.Kind.SCORE, jobs.JobKind(
-        SCORE_TASK, True, "scores are stored per (item, scorer, version) and a rerun skips the items already scored",
-    ))
+# The score Job in the one Job lifecycle: beat may resume it, since a rerun skips the items already scored.
+jobs.KINDS.setdefault(Job.Kind.SCORE, jobs.JobKind(
+    SCORE_TASK, True, "scores are stored per (item, scorer, version) and a rerun skips the items already scored",
+))
 
 
 class ScoringError(ValueError):
@@ -228,36 +225,10 @@ def start_score_job(project: Project | str, scorer: str | None = None, *, rescor
     project = project_named(project)
     name = (scorer or registry.DEFAULT_SCORER).strip().lower()
     get_scorer(name)  # fail here, not in the worker, when the scorer is unknown or unconfigured
-    params = {"scorer": name, "rescore": rescore}
-    if jobs is not None:
-        return jobs.start(project, Job.Kind.SCORE, params=params, user=user, queue=queue)
-    job = Job.objects.create(project=project, kind=Job.Kind.SCORE, params=params,
-                             created_by=user if getattr(user, "is_authenticated", False) else None)
-    if queue:
-        from celery import current_app
-
-        transaction.on_commit(lambda: current_app.send_task(SCORE_TASK, args=[job.pk]))
-    return job
+    return jobs.start(project, Job.Kind.SCORE, params={"scorer": name, "rescore": rescore}, user=user, queue=queue)
 
 
-class _Progress:
-    """Stand-in for jobs.Progress (done / total writes) while services/jobs.py is not there."""
-
-    def __init__(self, job_id: int) -> None:
-        self.job_id = job_id
-
-    def add(self, n: int = 1) -> None:
-        from django.db.models import F
-
-        Job.objects.filter(pk=self.job_id).update(done=F("done") + n)
-
-    def set(self, *, done: int | None = None, total: int | None = None) -> None:
-        fields = {k: v for k, v in (("done", done), ("total", total)) if v is not None}
-        if fields:
-            Job.objects.filter(pk=self.job_id).update(**fields)
-
-
-def _score_body(job: Job, progress: Any) -> dict[str, Any]:
+def _score_body(job: Job, progress: jobs.Progress) -> dict[str, Any]:
     scorer = get_scorer(job.params.get("scorer") or registry.DEFAULT_SCORER)
     # A resumed --rescore Job must not redo what it already wrote: only items scored before it started are redone.
     return score_items(job.project, scorer, rescore=bool(job.params.get("rescore")) and job.done == 0,
@@ -266,21 +237,7 @@ def _score_body(job: Job, progress: Any) -> dict[str, Any]:
 
 def run_score_job(job_id: int) -> Job:
     """The worker side (celery_tasks.score_items)."""
-    if jobs is not None:
-        return jobs.run(job_id, _score_body)
-    from django.utils import timezone
-
-    job = Job.objects.select_related("project").get(pk=job_id)
-    if job.status == Job.Status.DONE:
-        return job
-    Job.objects.filter(pk=job_id).update(status=Job.Status.RUNNING, started_at=timezone.now(), error="")
-    try:
-        result, status, error = _score_body(job, _Progress(job_id)), Job.Status.DONE, ""
-    except Exception as exc:  # recorded on the Job; what was written stays and a rerun skips it
-        log.exception("score job %s failed", job_id)
-        result, status, error = {}, Job.Status.FAILED, f"{type(exc).__name__}: {exc}"
-    Job.objects.filter(pk=job_id).update(status=status, error=error, result=result, finished_at=timezone.now())
-    return Job.objects.get(pk=job_id)
+    return jobs.run(job_id, _score_body)
 
 
 # ------------------------------------------------------------------------------------------ imported scores
@@ -409,3 +366,81 @@ def iter_versions(project: Project) -> Iterator[tuple[str, str, int]]:
             seen[(scorer, version)] = seen.get((scorer, version), 0) + 1
     for (scorer, version), n in sorted(seen.items()):
         yield scorer, version, n
+
+
+# ------------------------------------------------------------------------------------ meta-evaluation
+
+
+EVAL_GROUPINGS = ("dataset", "system")
+
+
+def human_truth(project: Project, level: str, responses: pd.DataFrame) -> pd.DataFrame:
+    """item_id, response_id, supported per item with a human verdict: the adjudicated gold (GoldLabel) where an
+    item has one, else the majority (the analysis's tie rule). Facts follow FActScore's counting rule
+    (analysis.factscore.counted_facts: IR and facts of irrelevant sentences are not supported)."""
+    from annotation_tasks.analysis.aggregation import majority_labels
+    from annotation_tasks.analysis.factscore import counted_facts
+    from annotation_tasks.models import GoldLabel
+    from annotation_tasks.services import frames
+
+    if level == "qa":
+        labels = frames.labels_frame(project, levels=["qa"], responses=responses)
+        if labels.empty:
+            return pd.DataFrame({"item_id": [], "response_id": [], "supported": []})
+        majority = majority_labels(labels, with_votes=False)
+        truth = majority[["item_id"]].assign(supported=majority["majority"].eq("supported").to_numpy())
+        truth = truth.merge(labels.drop_duplicates("item_id")[["item_id", "response_id"]], on="item_id")
+        gold = dict(GoldLabel.objects.filter(qa__response__project=project).values_list("qa_id", "value"))
+        positive = "supported"
+    else:
+        counted = counted_facts(frames.facts_frame(project))
+        truth = counted.rename(columns={"fact_id": "item_id"})[["item_id", "response_id", "supported"]]
+        gold = dict(GoldLabel.objects.filter(fact__response__project=project).values_list("fact_id", "value"))
+        positive = "S"
+    if gold and len(truth):
+        override = truth["item_id"].map(gold)
+        truth["supported"] = np.where(override.notna(), override.eq(positive), truth["supported"].astype(bool))
+    return truth.assign(supported=truth["supported"].astype(bool))
+
+
+def evaluation_items(project: Project, scorer: str, version: str | None, level: str,
+                     responses: pd.DataFrame) -> pd.DataFrame:
+    """analysis.metric_eval's items frame: human verdict and score per item, with the response's grouping columns."""
+    scores = scores_frame(project, scorer, version)
+    scores = scores[scores["level"] == level][["item_id", "score"]]
+    truth = human_truth(project, level, responses)
+    items = truth.merge(scores, on="item_id", how="inner")
+    return items.merge(responses[["response_id", "system", "dataset", "split"]], on="response_id", how="left")
+
+
+def evaluate_scorer(project: Project | str, scorer: str, by: str | None = None, version: str | None = None,
+                    curves: bool = True) -> dict[str, Any]:
+    """The meta-evaluation of one scorer version (the latest by default) against the project's human labels.
+
+    The top level is the QA evaluation when QAs are scored and labelled, else the facts'; "levels" holds both."""
+    from annotation_tasks.analysis.metric_eval import evaluate
+    from annotation_tasks.services import frames
+    from annotation_tasks.services.reports import to_jsonable
+
+    if by is not None and by not in EVAL_GROUPINGS:
+        raise ScoringError(f"--by must be one of {', '.join(EVAL_GROUPINGS)}, not {by!r}")
+    project = project_named(project)
+    scorer = (scorer or "").strip().lower()
+    version = version or latest_version(project, scorer)
+    if version is None:
+        raise ScoringError(f"project {project.name!r} has no scores of {scorer!r}; run `score` or `import_scores` first")
+    responses = frames.responses_frame(project)
+    responding = responses.set_index("response_id")["abstained"].map(lambda a: not a)
+    preferences = frames.preferences_frame(project)
+    levels = {}
+    for level in TARGETS:
+        items = evaluation_items(project, scorer, version, level, responses)
+        if len(items):
+            levels[level] = evaluate(items, by=by, preferences=preferences, responding=responding, curves=curves)
+    if not levels:
+        raise ScoringError(f"no item of project {project.name!r} has both a human label and a {scorer} {version} score")
+    primary = "qa" if "qa" in levels else "fact"
+    return to_jsonable({"project": project.name, "scorer": scorer, "version": version, "by": by, "level": primary,
+                        **levels[primary], "levels": levels,
+                        "notes": {"truth": "adjudicated gold where present, else the majority label",
+                                  "threshold": "BAcc at a fixed 0.5, no tuning; faithfulness = share of items >= 0.5"}})

@@ -1,4 +1,4 @@
-"""import_scores FILE --project NAME --scorer NAME [--version V]"""
+"""import_scores FILE --project NAME --scorer NAME [--scorer-version V]"""
 from __future__ import annotations
 
 from django.core.management.base import BaseCommand, CommandError
@@ -15,14 +15,15 @@ class Command(BaseCommand):
         parser.add_argument("file")
         parser.add_argument("--project", required=True, help="project name")
         parser.add_argument("--scorer", required=True, help="the tool's name, e.g. minicheck")
-        parser.add_argument("--version", default="1", help="the tool's version or setting (default 1)")
+        parser.add_argument("--scorer-version", dest="scorer_version", default="1",
+                            help="the tool's version or setting (default 1)")
 
-    def handle(self, *args, file: str, project: str, scorer: str, version: str, **options) -> None:
+    def handle(self, *args, file: str, project: str, scorer: str, scorer_version: str, **options) -> None:
         try:
-            counts = scoring.import_scores(file, project, scorer, version=version)
+            counts = scoring.import_scores(file, project, scorer, version=scorer_version)
         except ImportFormatError as exc:
             raise CommandError(f"nothing imported: {exc}") from exc
         except scoring.ScoringError as exc:
             raise CommandError(str(exc)) from exc
         self.stdout.write(f"{file}: imported {counts['qa']} QA scores and {counts['fact']} fact scores "
-                          f"as {scorer.strip().lower()} {version}")
+                          f"as {scorer.strip().lower()} {scorer_version}")

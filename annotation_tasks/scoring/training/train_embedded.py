@@ -16,7 +16,6 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
-import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -37,32 +36,33 @@ FOLDS = 5
 
 
 def load_dev(path: Path) -> list[dict[str, Any]]:
-    """One row per QA of the release file: reference, claim, label (1 = supported), group, dataset.
+    """One row per labelled QA of a QASem release file: reference, claim, label (1 = supported), group, dataset.
 
-    The file is read with the importer's own reader (the same validation as `import_qasem_release`)."""
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "backend.settings")
-    import django
-
-    django.setup()
-    from annotation_tasks.importers.qasem_release import read
-
+    Read as annotation_tasks/importers/qasem_release.py reads it (without Django, so this package stays pure):
+    the reference is the source tokens joined by spaces, the context the QA's summary sentence (a flat summary
+    is one sentence), QA annotation 0 = supported, and the majority with the analysis's tie rule (a tie is not
+    supported). The file is trusted here (it is the shared dev split the importer validates)."""
     rows = []
-    for rec in read(path):
-        reference = Reference(" ".join(rec.source_tokens))
-        sentence_text = [" ".join(s) for s in rec.sentences]
-        for qa in rec.qas:
-            if not qa.annotations:
+    with path.open(encoding="utf-8") as handle:
+        for line in handle:
+            if not line.strip():
                 continue
-            context = sentence_text[qa.sent_id] if rec.shape == "sentences" else sentence_text[0]
-            not_supported = sum(qa.annotations)
-            supported = not_supported * 2 < len(qa.annotations)  # the tie rule: a tie is not supported
-            rows.append({
-                "reference": reference,
-                "claim": Claim.qa(qa.question, qa.answer, qa.predicate, context=context),
-                "label": int(supported),
-                "group": str(rec.source_id),
-                "dataset": rec.meta.get("dataset", ""),
-            })
+            record = json.loads(line)
+            reference = Reference(" ".join(record["source"]))
+            summary = record["summary"]
+            sentences = [" ".join(s) for s in summary] if summary and isinstance(summary[0], list) else [" ".join(summary)]
+            for qa in record["qas"]:
+                votes = qa.get("annotations") or []
+                if not votes:
+                    continue
+                context = sentences[qa["sent_id"]] if len(sentences) > 1 else sentences[0]
+                rows.append({
+                    "reference": reference,
+                    "claim": Claim.qa(qa["question"], qa["answer"], qa["predicate"], context=context),
+                    "label": int(sum(votes) * 2 < len(votes)),
+                    "group": str(record["source_id"]),
+                    "dataset": record.get("dataset", ""),
+                })
     return rows
 
 
