@@ -45,14 +45,17 @@ class Fit:
 
 
 def _task_frame(labels: pd.DataFrame) -> pd.DataFrame:
-    """crowd-kit's input: task, worker, label as plain objects (categoricals confuse its groupbys)."""
-    return pd.DataFrame(
+    """crowd-kit's input: task, worker, label as plain objects (categoricals confuse its groupbys), sorted by
+    task and worker: MACE's random start follows the order workers appear in, so the fit must not depend on the
+    order the database returned the rows in."""
+    frame = pd.DataFrame(
         {
             "task": labels["item_id"].to_numpy(dtype=object),
             "worker": labels["worker_id"].to_numpy(dtype=object),
             "label": labels["label"].astype(str).to_numpy(dtype=object),
         }
     )
+    return frame.sort_values(["task", "worker", "label"], kind="stable", ignore_index=True)
 
 
 def _majority(labels: pd.DataFrame, level: str) -> Fit:

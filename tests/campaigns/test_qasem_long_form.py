@@ -1,0 +1,69 @@
+"""The shared QASem dev votes written in long form come back through import_labels + report with the figures the
+release import gives (QA Fleiss 0.739, span 0.782), overall, per dataset and per worker."""
+from __future__ import annotations
+
+import json
+from io import StringIO
+
+import pytest
+from django.core.management import call_command
+
+from annotation_tasks.models import CampaignLabel, ProjectMembership
+from tests.campaigns.helpers import LONG_COLUMNS, qasem_long_rows, write_csv, write_jsonl
+from tests.conftest import shared_file
+
+pytestmark = [pytest.mark.django_db, pytest.mark.shared_data]
+
+
+def _report(*args: str) -> dict:
+    out = StringIO()
+    call_command("report", *args, "--json", stdout=out)
+    return json.loads(out.getvalue())
+
+
+def _rows(report: dict) -> dict:
+    return {(r["level"], r["group"]): r for r in report["agreement"]}
+
+
+def _worker_figures(report: dict) -> dict[str, list]:
+    out: dict[str, list] = {}
+    for r in report["workers"]:
+        out.setdefault(r["level"], []).append((r["n_labels"], r["n_compared"], r["agreement"]))
+    return {level: sorted(v) for level, v in out.items()}
+
+
+@pytest.mark.parametrize("suffix", ["csv", "jsonl"])
+def test_long_form_votes_give_the_release_figures(tmp_path, researcher, suffix) -> None:
+    rows = qasem_long_rows()
+    path = tmp_path / f"qasem_dev_votes.{suffix}"
+    write_csv(path, rows, LONG_COLUMNS) if suffix == "csv" else write_jsonl(path, rows)
+    call_command("import_labels", str(path), "--project", "dev-campaign", stdout=StringIO())
+    call_command("import_qasem_release", str(shared_file("qasem_consistency", "dev.jsonl")), "--project", "dev-release",
+                 stdout=StringIO())
+    assert CampaignLabel.objects.count() == len(rows)
+    assert ProjectMembership.objects.get(project__name="dev-campaign").user == researcher
+
+    for by in (None, "dataset", "system"):
+        extra = ("--by", by) if by else ()
+        campaign = _rows(_report("--project", "dev-campaign", *extra))
+        release = _rows(_report("--project", "dev-release", *extra))
+        assert set(campaign) == set(release)
+        for key, expected in release.items():
+            got = campaign[key]
+            assert (got["n_items"], got["n_labels"]) == (expected["n_items"], expected["n_labels"]), key
+            for figure in ("fleiss_kappa", "krippendorff_alpha", "percent_unanimous"):
+                assert got[figure] == pytest.approx(expected[figure], abs=1e-12), (key, figure)
+            assert got["majority_share"] == pytest.approx(expected["majority_share"]), key
+            assert got["fleiss_kappa_absent"] is None  # three votes on every item: Fleiss applies
+    overall = _rows(_report("--project", "dev-campaign"))
+    assert round(overall[("qa", None)]["fleiss_kappa"], 3) == 0.739
+    assert round(overall[("span", None)]["fleiss_kappa"], 3) == 0.782
+    assert _worker_figures(_report("--project", "dev-campaign")) == _worker_figures(_report("--project", "dev-release"))
+
+    text = StringIO()
+    call_command("report", "--project", "dev-campaign", "--by", "dataset", stdout=text)
+    assert "0.739" in text.getvalue() and "0.782" in text.getvalue() and "verifiability" in text.getvalue()
+
+    out = StringIO()  # importing the same file again changes nothing
+    call_command("import_labels", str(path), "--project", "dev-campaign", stdout=out)
+    assert "0 imported" in out.getvalue() and CampaignLabel.objects.count() == len(rows)
