@@ -1,0 +1,136 @@
+"""Review and adjudication in real Chromium, through the dashboard only:
+
+three workers submit a QASem unit (through the same submit service as the element); the researcher opens an
+assignment from Monitor and reads what its worker saw and answered (gold check, the others' votes, time on task),
+opens the worker's drill-down, then adjudicates a disputed QA by keyboard alone (j / k, the label key, the reason,
+Enter), and the QA JSONL export downloaded from the Exports tab carries the adjudicated label with its
+provenance, the crowd's majority beside it, and equals the CLI's export.
+"""
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.core.management import call_command
+
+from annotation_tasks.models import AdjudicatedLabel, Assignment, ProjectMembership, Worker
+from annotation_tasks.services import work
+from tests.e2e.test_dashboard import dashboard_js, login  # noqa: F401  (dashboard_js is a fixture)
+from tests.work.builders import make_unit
+from tests.work.helpers import qasem_labels
+
+pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
+
+REASON = "the source names Anna as the visitor of Paris, not Lima"
+
+
+def _study():
+    """One unit, two responses of two QAs; gold on the first QA of each. w3 says the first QA of response A is
+    not supported (against gold), w2 the last QA of response B (no gold): two disputed QAs."""
+    unit = make_unit("Review E2E", protocol=["span_coverage", "qa_support"], n_qas=2, n_responses=2)
+    assignments = {}
+    for i, name in enumerate(("w1", "w2", "w3")):
+        worker = Worker.objects.create(provider="local", external_id=f"user-{name}", display_name=f"Annotator {name}")
+        assignment = Assignment.objects.create(unit=unit, worker=worker)
+        payload = work.unit_payload(assignment)
+        qas = [q["id"] for r in payload["responses"] for q in r["qas"]]
+        unsupported = {qas[0]} if name == "w3" else {qas[-1]} if name == "w2" else set()
+        assignment.refresh_from_db()
+        work.submit(assignment, {"labels": qasem_labels(payload, unsupported=unsupported),
+                                 "time_on_task_ms": 65_000 + 1000 * i})
+        assignments[name] = assignment
+    return unit, assignments, qas
+
+
+def test_review_then_adjudicate_by_keyboard_then_export(live_server, chromium, dashboard_js, shot):  # noqa: F811
+    unit, assignments, qas = _study()
+    project = unit.project
+    expert = get_user_model().objects.create_user("expert", password="pw")
+    ProjectMembership.objects.create(project=project, user=expert, role=ProjectMembership.Role.RESEARCHER)
+    base = live_server.url
+    context = chromium.new_context(viewport={"width": 1360, "height": 900}, accept_downloads=True)
+    page = context.new_page()
+    page.set_default_timeout(20000)
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    login(page, base, "expert", "pw")
+
+    # -- Monitor → the assignment of w3 → what w3 saw and answered ----------------------------------------
+    page.goto(f"{base}/#/p/{project.pk}/monitor")
+    w3 = assignments["w3"]
+    page.locator(f"[data-testid=assignment-link]:text-is('{w3.pk}')").click()
+    page.get_by_test_id("review-header").wait_for()
+    assert f"#/p/{project.pk}/review/{w3.pk}" in page.url
+    summary = page.get_by_test_id("review-summary").inner_text()
+    assert "67 s" in summary and "gold 3/4" in summary and "(6/7)" in summary, summary
+    disputed = page.locator(f"[data-testid=review-item][data-level=qa][data-item='{qas[0]}']")
+    assert disputed.get_by_test_id("review-answer").inner_text().strip() == "not_supported"
+    assert "✗" in disputed.get_by_test_id("review-gold").inner_text()
+    assert "Annotator w1: supported" in disputed.inner_text() and "Annotator w2: supported" in disputed.inner_text()
+    assert page.get_by_test_id("review-source").inner_text() == unit.source.text
+    assert page.get_by_test_id("review-item").count() == 8  # 4 spans + 4 QAs, as the worker was shown
+    shot(page, "assignment-review")
+
+    # -- the worker's drill-down ----------------------------------------------------------------------------
+    page.get_by_test_id("review-worker").click()
+    page.get_by_test_id("worker-detail").wait_for()
+    assert page.get_by_test_id("worker-assignment").count() == 1
+    assert "gold 75.0%" in page.get_by_test_id("worker-totals").inner_text()
+    shot(page, "worker-drill-down")
+
+    # -- the adjudication queue, by keyboard ----------------------------------------------------------------
+    page.goto(f"{base}/#/p/{project.pk}/adjudicate")
+    rows = page.get_by_test_id("queue-row")
+    rows.nth(1).wait_for()
+    assert rows.count() == 2
+    assert [rows.nth(i).get_attribute("data-key") for i in range(2)] == [f"qa:{qas[0]}", f"qa:{qas[-1]}"]
+    item = page.get_by_test_id("adj-item")
+    assert item.get_attribute("data-key") == f"qa:{qas[0]}"
+    page.locator("body").click(position={"x": 5, "y": 5})  # focus on the page, not a control
+    page.keyboard.press("j")
+    page.wait_for_function(f"() => document.querySelector('[data-testid=adj-item]').dataset.key === 'qa:{qas[-1]}'")
+    page.keyboard.press("k")
+    page.wait_for_function(f"() => document.querySelector('[data-testid=adj-item]').dataset.key === 'qa:{qas[0]}'")
+    votes = page.get_by_test_id("adj-vote").all_inner_texts()
+    assert len(votes) == 3 and any("Annotator w3" in v and "not_supported" in v for v in votes), votes
+    page.keyboard.press("n")  # not supported: picks the label and puts the cursor in the reason box
+    assert page.evaluate("document.activeElement.dataset.testid") == "reason"
+    assert page.get_by_test_id("reason").input_value() == ""  # the key did not type itself
+    page.keyboard.type(REASON)
+    shot(page, "adjudicate")
+    with page.expect_response(lambda r: "/adjudications/" in r.url and r.request.method == "POST") as posted:
+        page.keyboard.press("Enter")
+    assert posted.value.status == 201
+    page.get_by_test_id("queue-decided").first.wait_for()
+    assert rows.nth(0).get_by_test_id("queue-decided").inner_text() == "→ not_supported"
+    # the next open item is now in front, and nothing else was decided
+    page.wait_for_function(f"() => document.querySelector('[data-testid=adj-item]').dataset.key === 'qa:{qas[-1]}'")
+    adj = AdjudicatedLabel.objects.get()
+    assert (adj.level, adj.qa_id, adj.value, adj.reason, adj.decided_by) == ("qa", qas[0], "not_supported", REASON, expert)
+    assert adj.majority == "supported" and sorted(v["label"] for v in adj.votes) == [
+        "not_supported", "supported", "supported"]
+    shot(page, "adjudicated")
+
+    # -- the export from the Exports tab shows the adjudicated label and its provenance ---------------------------
+    page.click("[data-tab=exports]")
+    with page.expect_download() as info:
+        page.get_by_test_id("export-qa-jsonl").click()
+    downloaded = Path(info.value.path()).read_text(encoding="utf-8")
+    cli = io.StringIO()
+    call_command("export", project=project.name, fmt="qa-jsonl", output="-", stdout=cli)
+    assert downloaded == cli.getvalue()
+    lines = [json.loads(line) for line in downloaded.splitlines()]
+    assert len(lines) == len(qas)
+    decided = [ln for ln in lines if "adjudication" in ln]
+    assert len(decided) == 1
+    line = decided[0]
+    assert line["label"] == "not_supported" and line["majority"] == "supported"
+    assert line["adjudication"]["decided_by"] == "expert" and line["adjudication"]["reason"] == REASON
+    assert line["adjudication"]["majority_at_decision"] == "supported"
+    assert sorted(line["adjudication"]["votes_at_decision"]) == ["not_supported", "supported", "supported"]
+    assert all("majority" not in ln for ln in lines if ln is not line)
+    assert not errors, errors
+    context.close()
