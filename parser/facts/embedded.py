@@ -437,8 +437,24 @@ class SentenceFacts:
                 continue
             own = {x.i for x in t.subtree}
             outside = [x for x in toks if x.i not in own]
-            return [self.render(outside + self.phrase(conj)) for conj in inner]
+            out = []
+            for conj in inner:
+                if conj is not t and self.is_title_sibling(conj):
+                    out.append(self.render(self.phrase(conj)))  # 'The Adventures of Robin Hood, The Sea Hawk'
+                else:
+                    out.append(self.render(outside + self.phrase(conj)))
+            return out
         return [text]
+
+    def is_title_sibling(self, conj: Any) -> bool:
+        """A coordinated title the parse hung inside an of-phrase: it has its own article and a capital."""
+        first = conj.head
+        while first.dep_ == "conj":
+            first = first.head
+        if not (first.dep_ == "pobj" and first.head.text.lower() == "of" and conj.tag_.startswith("NNP")):
+            return False
+        chain = self.conjuncts(first)[1:]
+        return any(c.tag_.startswith("NNP") and any(d.dep_ == "det" for d in c.children) for c in chain)
 
     def substitute(self, toks: list[Any], owner: Any, member: str) -> str:
         """The phrase with a listing noun replaced by one member: 'work for several outlets' -> 'work for The
@@ -457,7 +473,12 @@ class SentenceFacts:
                 if child.dep_ == "prep" and (child.text.lower() in LIST_MARKERS or self.is_such_as(child)):
                     objs = [c for c in child.children if c.dep_ in {"pobj", "dobj"}]
                     if objs:
-                        return noun, [self.render(self.phrase(m)) for m in self.conjuncts(objs[0])]
+                        members = [self.render(self.phrase(m)) for m in self.conjuncts(objs[0])]
+                        members += [
+                            self.render(self.phrase(c)) for t in objs[0].subtree if t.dep_ == "pobj" and t is not objs[0]
+                            for c in self.conjuncts(t)[1:] if self.is_title_sibling(c)
+                        ]
+                        return noun, members
         return None, []
 
     def category_facts(self, noun: Any, toks: list[Any], members: list[str]) -> None:
