@@ -105,6 +105,9 @@ def build_report(project: Project | str, by: str | None = None, aggregation: Seq
     from annotation_tasks.services.adjudication import majority_agreement
 
     report["adjudication"] = majority_agreement(project)  # the majority against the experts' adjudicated gold
+    from annotation_tasks.services.scoring import report_section
+
+    report["scores"] = report_section(project, by=by)  # automatic scorers against the human labels, ROC, calibration
     return to_jsonable(report)
 
 

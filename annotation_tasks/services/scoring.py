@@ -372,15 +372,16 @@ def iter_versions(project: Project) -> Iterator[tuple[str, str, int]]:
 
 
 EVAL_GROUPINGS = ("dataset", "system")
+REPORT_GROUPINGS = ("dataset", "system", "split")
 
 
 def human_truth(project: Project, level: str, responses: pd.DataFrame) -> pd.DataFrame:
-    """item_id, response_id, supported per item with a human verdict: the adjudicated gold (GoldLabel) where an
-    item has one, else the majority (the analysis's tie rule). Facts follow FActScore's counting rule
-    (analysis.factscore.counted_facts: IR and facts of irrelevant sentences are not supported)."""
+    """item_id, response_id, supported per item with a human verdict: an expert's adjudicated label where there is
+    one, else a quality-control gold label, else the majority (the analysis's tie rule). Facts follow FActScore's
+    counting rule (analysis.factscore.counted_facts: IR and facts of irrelevant sentences are not supported)."""
     from annotation_tasks.analysis.aggregation import majority_labels
     from annotation_tasks.analysis.factscore import counted_facts
-    from annotation_tasks.models import GoldLabel
+    from annotation_tasks.models import AdjudicatedLabel, GoldLabel
     from annotation_tasks.services import frames
 
     if level == "qa":
@@ -390,12 +391,14 @@ def human_truth(project: Project, level: str, responses: pd.DataFrame) -> pd.Dat
         majority = majority_labels(labels, with_votes=False)
         truth = majority[["item_id"]].assign(supported=majority["majority"].eq("supported").to_numpy())
         truth = truth.merge(labels.drop_duplicates("item_id")[["item_id", "response_id"]], on="item_id")
-        gold = dict(GoldLabel.objects.filter(qa__response__project=project).values_list("qa_id", "value"))
+        gold = {**dict(GoldLabel.objects.filter(qa__response__project=project).values_list("qa_id", "value")),
+                **dict(AdjudicatedLabel.objects.filter(project=project, level="qa").values_list("qa_id", "value"))}
         positive = "supported"
     else:
         counted = counted_facts(frames.facts_frame(project))
         truth = counted.rename(columns={"fact_id": "item_id"})[["item_id", "response_id", "supported"]]
-        gold = dict(GoldLabel.objects.filter(fact__response__project=project).values_list("fact_id", "value"))
+        gold = {**dict(GoldLabel.objects.filter(fact__response__project=project).values_list("fact_id", "value")),
+                **dict(AdjudicatedLabel.objects.filter(project=project, level="fact").values_list("fact_id", "value"))}
         positive = "S"
     if gold and len(truth):
         override = truth["item_id"].map(gold)
@@ -422,7 +425,7 @@ def evaluate_scorer(project: Project | str, scorer: str, by: str | None = None, 
     from annotation_tasks.services import frames
     from annotation_tasks.services.reports import to_jsonable
 
-    if by is not None and by not in EVAL_GROUPINGS:
+    if by is not None and by not in REPORT_GROUPINGS:
         raise ScoringError(f"--by must be one of {', '.join(EVAL_GROUPINGS)}, not {by!r}")
     project = project_named(project)
     scorer = (scorer or "").strip().lower()
@@ -442,5 +445,21 @@ def evaluate_scorer(project: Project | str, scorer: str, by: str | None = None, 
     primary = "qa" if "qa" in levels else "fact"
     return to_jsonable({"project": project.name, "scorer": scorer, "version": version, "by": by, "level": primary,
                         **levels[primary], "levels": levels,
-                        "notes": {"truth": "adjudicated gold where present, else the majority label",
+                        "notes": {"truth": "the adjudicated label where present, else gold, else the majority label",
                                   "threshold": "BAcc at a fixed 0.5, no tuning; faithfulness = share of items >= 0.5"}})
+
+
+def report_section(project: Project, by: str | None = None) -> list[dict[str, Any]]:
+    """The report's "scores": per scorer present in the project (its latest version), the evaluation of its main
+    level with the ROC points and calibration bins the dashboard draws; [] when nothing is scored or labelled."""
+    rows = []
+    by = by if by in REPORT_GROUPINGS else None
+    for scorer in sorted({s for s, _, _ in iter_versions(project)}):
+        try:
+            result = evaluate_scorer(project, scorer, by=by)
+        except ScoringError:  # scored but nothing labelled yet
+            continue
+        result.pop("levels", None)
+        result.pop("notes", None)
+        rows.append(result)
+    return rows

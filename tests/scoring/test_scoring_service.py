@@ -203,3 +203,17 @@ def test_evaluate_scorer_prefers_gold_and_reports_errors(qasem):
     assert after - before == pytest.approx(changed / len(majority) * 100)
     with pytest.raises(CommandError, match="has no scores of 'minicheck'"):
         call_command("evaluate_scorer", "--project", "q", "--scorer", "minicheck", stdout=StringIO())
+
+
+def test_report_json_carries_each_scorer_with_curves(qasem):
+    from annotation_tasks.services.reports import build_report
+
+    assert build_report("q")["scores"] == []
+    _score("--project", "q", "--scorer", "overlap", "--inline")
+    section = build_report("q", by="dataset")["scores"]
+    assert [s["scorer"] for s in section] == ["overlap"]
+    direct = scoring.evaluate_scorer("q", "overlap", by="dataset")
+    assert section[0]["by_group"] == direct["by_group"] and section[0]["all"] == direct["all"]
+    roc, bins = section[0]["roc"], section[0]["calibration"]["bins"]
+    assert roc[0]["fpr"] == 0.0 and roc[-1]["tpr"] == 1.0
+    assert sum(b["items"] for b in bins) == direct["all"]["items"]
