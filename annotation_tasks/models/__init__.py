@@ -2,7 +2,7 @@
 
 - projects: Project, ProjectMembership, Job (background import/parse/export with progress)
 - content:  Source, Response, Predicate, QA, AnswerSpan, AtomicFact (what is judged)
-- work:     Worker, Batch, Unit, UnitResponse, Assignment, QualityDecision (who judges what)
+- work:     Worker, Batch, Unit, UnitResponse, Assignment, QualityDecision, WorkerProjectStatus (who judges what)
 - labels:   SpanLabel, QALabel, FactLabel, PairwisePreference, GoldLabel (the judgements)
 - scores:   ItemScore (automatic scores), KnowledgeSource, Passage, RetrievedPassage (evidence for facts)
 - campaigns: Campaign, CampaignLabel (past campaigns' free-form labels, analysis only)
@@ -21,6 +21,7 @@ from annotation_tasks.models.work import (
     Unit,
     UnitResponse,
     Worker,
+    WorkerProjectStatus,
 )
 
 __all__ = [
@@ -51,4 +52,5 @@ __all__ = [
     "Unit",
     "UnitResponse",
     "Worker",
+    "WorkerProjectStatus",
 ]

@@ -154,6 +154,28 @@ class Assignment(models.Model):
             """Finished by the worker (counted or rejected): no more drafts or submits."""
             return (cls.SUBMITTED, cls.APPROVED, cls.REJECTED)
 
+    class Verification(models.TextChoices):
+        """Whether the platform vouches for the attempt. A platform page can be opened with made-up ids, so work
+        entered from a platform counts only once sync has found it on the platform (services.publishing)."""
+
+        NOT_NEEDED = "not_needed", "no platform to ask (our own annotators)"
+        PENDING = "pending", "entered from a platform; sync has not found it there yet"
+        VERIFIED = "verified", "the platform reports this submission"
+        UNVERIFIED = "unverified", "the platform does not know this submission, or its completion code is wrong"
+
+        @classmethod
+        def trusted(cls) -> tuple[Assignment.Verification, ...]:
+            """Verifications whose submitted work counts in reports, exports and auto-approval."""
+            return (cls.NOT_NEEDED, cls.VERIFIED)
+
+    @classmethod
+    def counted_q(cls, prefix: str = "") -> Q:
+        """THE definition of work whose labels count (frames, exporters, approval policy): submitted or approved,
+        and vouched for by its platform (or no platform to ask). `prefix` reaches it from a label
+        ("assignment__")."""
+        return Q(**{f"{prefix}status__in": cls.Status.counted(),
+                    f"{prefix}verification__in": cls.Verification.trusted()})
+
     unit = models.ForeignKey(Unit, on_delete=models.CASCADE, related_name="assignments")
     worker = models.ForeignKey(Worker, on_delete=models.CASCADE, related_name="assignments")
     status = models.CharField(max_length=20, choices=Status.choices, default=Status.ASSIGNED)
@@ -170,6 +192,9 @@ class Assignment(models.Model):
     submission = models.JSONField(null=True, blank=True, help_text="The raw submitted payload.")
     feedback = models.TextField(blank=True)
     bonus_paid = models.DecimalField(max_digits=8, decimal_places=2, default=0)
+    verification = models.CharField(max_length=20, choices=Verification.choices, default=Verification.NOT_NEEDED)
+    verified_at = models.DateTimeField(null=True, blank=True, help_text="When sync last checked it on the platform.")
+    verification_note = models.CharField(max_length=200, blank=True, help_text="Why it is unverified.")
 
     class Meta:
         ordering = ["id"]
@@ -229,6 +254,10 @@ class QualityDecision(models.Model):
             return (cls.PENDING, cls.FAILED, cls.CALLING)
 
     worker = models.ForeignKey(Worker, on_delete=models.CASCADE, related_name="decisions")
+    project = models.ForeignKey(
+        Project, null=True, blank=True, on_delete=models.CASCADE, related_name="quality_decisions",
+        help_text="Where the decision applies and who may read it (a worker may work for several researchers).",
+    )
     assignment = models.ForeignKey(
         Assignment, null=True, blank=True, on_delete=models.CASCADE, related_name="decisions"
     )
@@ -250,3 +279,18 @@ class QualityDecision(models.Model):
                 fields=["request_token"], condition=~Q(request_token=""), name="unique_decision_request_token"
             ),
         ]
+
+
+class WorkerProjectStatus(models.Model):
+    """A worker's standing in one project: a warning, block or qualification decided there applies only there
+    (Worker rows are shared by every researcher whose projects the worker joins)."""
+
+    worker = models.ForeignKey(Worker, on_delete=models.CASCADE, related_name="project_statuses")
+    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="worker_statuses")
+    status = models.CharField(max_length=20, choices=Worker.Status.choices, default=Worker.Status.ACTIVE)
+    qualifications = models.JSONField(default=dict, blank=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["project_id", "worker_id"]
+        constraints = [models.UniqueConstraint(fields=["worker", "project"], name="one_status_per_worker_project")]
