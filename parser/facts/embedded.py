@@ -266,7 +266,12 @@ class SentenceFacts:
 
     def add(self, *pieces: str) -> None:
         fact = finish(" ".join(p for p in pieces if p))
-        if fact and len(fact.split()) >= 2 and fact not in self.out:
+        if (
+            fact
+            and len(fact.split()) >= 2
+            and fact not in self.out
+            and (fact[0].isalnum() or fact[:1] in QUOTE_PAIRS)
+        ) and not re.search(r"\s\.|\.\s+(?:is|was)\b|\s,", fact):  # no piece of a broken phrase
             self.out.append(fact)
 
     def facts(self, asides: Sequence[tuple[int, str]] = ()) -> list[str]:
@@ -716,7 +721,7 @@ class SentenceFacts:
             and head.tag_.startswith("NNP")
             and appos.tag_.startswith("NNP")
             and not any(q in appos.text + head.text for q in QUOTE_PAIRS)
-            and any(a.dep_ == "prep" and a.text.lower() in {"in", "from", "at", "near"} for a in head.ancestors)
+            and not any(c.dep_ == "det" for c in appos.children)
         ):
             self.add(head_text, "is in", self.render(self.phrase(appos)))  # 'Los Angeles, California'
             return
