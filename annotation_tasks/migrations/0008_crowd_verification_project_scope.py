@@ -71,4 +71,4 @@ class Migration(migrations.Migration):
             },
         ),
         migrations.RunPython(scope_to_projects, migrations.RunPython.noop),
-]
+    ]
