@@ -91,7 +91,7 @@ def singular(noun: str) -> str:
         return noun
     if low.endswith("ies") and len(low) > 4:
         return noun[:-3] + "y"
-    if low.endswith(("ches", "shes", "sses", "xes", "zes")):
+    if low.endswith(("ches", "shes", "sses", "xes", "zzes")):
         return noun[:-2]
     return noun[:-1]
 

@@ -101,8 +101,8 @@ def test_a_sentence_without_a_clause_is_kept_whole_and_unwanted_ones_are_skipped
 
 
 def test_small_helpers() -> None:
-    assert [singular(w) for w in ("films", "series", "stories", "churches", "actress", "shows")] == [
-        "film", "series", "story", "church", "actress", "show"]
+    assert [singular(w) for w in ("films", "series", "stories", "churches", "actress", "shows", "prizes", "boxes")] == [
+        "film", "series", "story", "church", "actress", "show", "prize", "box"]
     assert finish("  he won ,  ") == "He won."
     assert finish('he starred in "Dust') == "He starred in Dust."
     assert re.fullmatch(r"[A-Z].*\.", finish("and she retired and"))
