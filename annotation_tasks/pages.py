@@ -32,8 +32,6 @@ from annotation_tasks.services.tokens import (
 
 log = logging.getLogger(__name__)
 
-BLOCKED = ("blocked", "soft_blocked")
-
 
 def _message(request: HttpRequest, title: str, text: str, status: int) -> HttpResponse:
     return render(request, "annotation_tasks/message.html", {"title": title, "text": text}, status=status)
@@ -130,7 +128,7 @@ def unit_entry(request: HttpRequest, ref: str) -> HttpResponse:
     if ctx.preview:
         return element_page(request, work.preview_payload(unit), token=preview_token(unit), preview="true")
     worker = _worker(provider_name, ctx.worker_external_id)
-    if worker.status in BLOCKED:
+    if worker.status in Worker.Status.blocked():
         return _message(request, "Not available", "This task is not available to you.", 403)
     assignment = queue.assign(unit, worker, ctx.provider_assignment_id)
     if assignment is None:

@@ -61,7 +61,7 @@ class ProjectViewSet(ProjectOperationsMixin, viewsets.ModelViewSet):
         data = []
         for project in rows:
             role = next((m.role for m in project.memberships.all() if m.user_id == request.user.id), "")
-            cls = ProjectSerializer if (request.user.is_superuser or role == "researcher") else AnnotatorProjectSerializer
+            cls = ProjectSerializer if (request.user.is_superuser or role == ProjectMembership.Role.RESEARCHER) else AnnotatorProjectSerializer
             data.append(cls(project, context=self.get_serializer_context()).data)
         return self.get_paginated_response(data) if page is not None else Response(data)
 

@@ -383,7 +383,7 @@ class ParseRequestSerializer(serializers.Serializer):
 
 class ComposeSerializer(serializers.Serializer):
     mode = serializers.ChoiceField(
-        choices=["", "qasem", "factscore", "validation"], required=False, default="",
+        choices=["", *Unit.Mode.values], required=False, default="",
         help_text="Empty: from the project's protocol.",
     )
     assignments_wanted = serializers.IntegerField(required=False, min_value=1, max_value=50, default=None,

@@ -9,10 +9,11 @@ import secrets
 
 from django.contrib.auth import get_user_model
 
+from annotation_tasks.crowd.local import LocalProvider
 from annotation_tasks.models import Project, ProjectMembership, Worker
 from annotation_tasks.services.identity import set_display_name
 
-LOCAL_PROVIDER = "local"
+LOCAL_PROVIDER = LocalProvider.name
 
 
 def local_worker(user) -> Worker:

@@ -21,8 +21,6 @@ from annotation_tasks.models import (
     Unit,
 )
 
-DONE_STATUSES = (Assignment.Status.SUBMITTED, Assignment.Status.APPROVED, Assignment.Status.REJECTED)
-
 
 def _by_status(queryset) -> dict[str, int]:
     return {row["status"]: row["n"] for row in queryset.values("status").annotate(n=Count("id")).order_by()}
@@ -53,9 +51,9 @@ def project_overview(project: Project) -> dict:
         "units_by_status": _by_status(Unit.objects.filter(project=project)),
         "assignments_by_status": _by_status(assignments),
         "time_on_task": _time_stats(
-            assignments.filter(status__in=DONE_STATUSES).values_list("time_on_task_ms", flat=True)
+            assignments.filter(status__in=Assignment.Status.done()).values_list("time_on_task_ms", flat=True)
         ),
-        "jobs_running": Job.objects.filter(project=project, status__in=[Job.Status.QUEUED, Job.Status.RUNNING]).count(),
+        "jobs_running": Job.objects.filter(project=project, status__in=Job.Status.unfinished()).count(),
     }
 
 

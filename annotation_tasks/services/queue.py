@@ -3,8 +3,9 @@
 Invariant: a unit never has more active assignments (assigned / submitted / approved) than it wants.
 Every path that creates or revives an assignment locks the unit row first and counts inside the lock:
 PostgreSQL row locks (select_for_update, skip_locked for the queue so concurrent workers spread over
-units instead of waiting in line); SQLite has no row locks, so the transaction starts with a write, which
-takes SQLite's database-wide write lock at once, and "database is locked" is retried.
+units instead of waiting in line). SQLite has no row locks; there every transaction begins IMMEDIATE
+(backend/settings.py), so it holds SQLite's database-wide write lock before it reads a count, and a busy
+database makes it wait (busy_timeout) instead of failing: nothing is retried here.
 """
 from __future__ import annotations
 
@@ -18,18 +19,22 @@ from django.db import IntegrityError, OperationalError, connection, transaction
 from django.db.models import Count, F, Q
 from django.utils import timezone
 
+from annotation_tasks.crowd.local import LocalProvider
 from annotation_tasks.models import Assignment, Project, Unit, Worker
 
 T = TypeVar("T")
 
 ACTIVE = [s.value for s in Assignment.Status.active()]
-LOCAL_PROVIDER = "local"
-BLOCKED_WORKER_STATUSES = ("soft_blocked", "blocked")
+LOCAL_PROVIDER = LocalProvider.name
 _CANDIDATES = 25
 
 
 def retry_locked(fn: Callable[[], T], attempts: int = 30) -> T:
-    """Run `fn` (one transaction), retrying when SQLite reports a lock conflict."""
+    """Run `fn` (one transaction), retrying when SQLite reports a lock conflict.
+
+    Needless since SQLite transactions begin IMMEDIATE and wait on busy_timeout (backend/settings.py); kept only
+    while services/work.py still calls it, then to be removed.
+    """
     for attempt in range(attempts):
         try:
             return fn()
@@ -38,12 +43,6 @@ def retry_locked(fn: Callable[[], T], attempts: int = 30) -> T:
                 raise
             time.sleep(0.02 * (attempt + 1))
     raise AssertionError("unreachable")
-
-
-def _sqlite_write_lock() -> None:
-    """Open the SQLite transaction with a write, so it holds the write lock before it reads any count."""
-    if connection.vendor == "sqlite":
-        Unit.objects.filter(pk=-1).update(status=F("status"))
 
 
 def timeout_for(unit: Unit) -> timedelta:
@@ -78,33 +77,28 @@ def assign(unit: Unit, worker: Worker, provider_assignment_id: str = "") -> Assi
     Platform entries are keyed on (provider_assignment_id, worker): a platform may reuse an assignment id
     after a worker returns the task, and the same worker reopening the page gets the same assignment.
     """
-
-    def attempt() -> Assignment | None:
-        with transaction.atomic():
-            _sqlite_write_lock()
-            locked = _lock_unit(unit.pk)
-            if locked is None:
-                return None
-            mine = Assignment.objects.filter(unit=locked, worker=worker)
-            existing = (
-                mine.filter(provider_assignment_id=provider_assignment_id).first()
-                if provider_assignment_id
-                else mine.filter(status__in=ACTIVE).first()
-            )
-            if existing is not None and existing.status in ACTIVE:
-                return existing
-            if locked.status != Unit.Status.OPEN or active_count(locked.pk) >= locked.assignments_wanted:
-                return None
-            if mine.filter(status__in=ACTIVE).exists():
-                return mine.filter(status__in=ACTIVE).first()
-            if existing is not None:  # expired or returned, same platform id: take it up again
-                existing.status = Assignment.Status.ASSIGNED
-                existing.expires_at = timezone.now() + timeout_for(locked)
-                existing.save(update_fields=["status", "expires_at"])
-                return existing
-            return _create(locked, worker, provider_assignment_id)
-
-    return retry_locked(attempt)
+    with transaction.atomic():
+        locked = _lock_unit(unit.pk)
+        if locked is None:
+            return None
+        mine = Assignment.objects.filter(unit=locked, worker=worker)
+        existing = (
+            mine.filter(provider_assignment_id=provider_assignment_id).first()
+            if provider_assignment_id
+            else mine.filter(status__in=ACTIVE).first()
+        )
+        if existing is not None and existing.status in ACTIVE:
+            return existing
+        if locked.status != Unit.Status.OPEN or active_count(locked.pk) >= locked.assignments_wanted:
+            return None
+        if mine.filter(status__in=ACTIVE).exists():
+            return mine.filter(status__in=ACTIVE).first()
+        if existing is not None:  # expired or returned, same platform id: take it up again
+            existing.status = Assignment.Status.ASSIGNED
+            existing.expires_at = timezone.now() + timeout_for(locked)
+            existing.save(update_fields=["status", "expires_at"])
+            return existing
+        return _create(locked, worker, provider_assignment_id)
 
 
 def revive(assignment: Assignment) -> bool:
@@ -115,7 +109,6 @@ def revive(assignment: Assignment) -> bool:
 
     def attempt() -> bool:
         with transaction.atomic():
-            _sqlite_write_lock()
             unit = _lock_unit(assignment.unit_id)
             current = Assignment.objects.get(pk=assignment.pk)
             now = timezone.now()
@@ -135,7 +128,7 @@ def revive(assignment: Assignment) -> bool:
             current.save(update_fields=["status", "expires_at"])
             return True
 
-    ok = retry_locked(attempt)
+    ok = attempt()
     assignment.refresh_from_db()
     return ok
 
@@ -146,7 +139,7 @@ def next_assignment(worker: Worker, project: Project, mode: str | None = None) -
     A unit goes to exactly `assignments_wanted` distinct workers, never more. Only units of local batches are
     served (a draft local batch too, so researchers can pilot before launching); platform batches are never.
     """
-    if worker.status in BLOCKED_WORKER_STATUSES:
+    if worker.status in Worker.Status.blocked():
         return None
     expire_abandoned(project=project)
     now = timezone.now()
@@ -162,7 +155,6 @@ def next_assignment(worker: Worker, project: Project, mode: str | None = None) -
     def attempt() -> tuple[Assignment | None, bool]:
         """(assignment, all candidates were locked by others)."""
         with transaction.atomic():
-            _sqlite_write_lock()
             mine = Assignment.objects.filter(worker=worker).values("unit_id")
             candidates = (
                 Unit.objects.filter(project=project, status=Unit.Status.OPEN)
@@ -196,7 +188,7 @@ def next_assignment(worker: Worker, project: Project, mode: str | None = None) -
             return None, len(locked) < len(ids)
 
     for _ in range(50):
-        assignment, contended = retry_locked(attempt)
+        assignment, contended = attempt()
         if assignment is not None or not contended:
             return assignment
         time.sleep(0.01)
@@ -212,4 +204,4 @@ def expire_abandoned(now=None, project: Project | None = None) -> int:
     qs = Assignment.objects.filter(status=Assignment.Status.ASSIGNED, expires_at__lt=now)
     if project is not None:
         qs = qs.filter(unit__project=project)
-    return retry_locked(lambda: qs.update(status=Assignment.Status.EXPIRED))
+    return qs.update(status=Assignment.Status.EXPIRED)
