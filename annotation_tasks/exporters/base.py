@@ -8,6 +8,7 @@ annotation_tasks.analysis.aggregation.majority_labels, so the label names and th
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
+from contextvars import ContextVar
 from typing import Any
 
 import pandas as pd
@@ -52,12 +53,34 @@ def level_votes(level: str, item_ids: list[int]) -> list[tuple[str, int, int, An
     return [(level, item, a_id, spec.label_of(value)) for item, a_id, value in rows]
 
 
+# The aggregated label of each item, {(level, item id): label}, when an export asks for a model other than the
+# majority (services.exports sets it around one export with with_aggregation): majorities() then names that label.
+AGGREGATED: ContextVar[dict[tuple[str, int], Any] | None] = ContextVar("aggregated_labels", default=None)
+
+
+def with_aggregation(lines: Iterator[str], labels: dict[tuple[str, int], Any]) -> Iterator[str]:
+    """The exporter's lines, produced while `labels` stand in for the majority (items without one keep it)."""
+    token = AGGREGATED.set(labels)
+    try:
+        yield from lines
+    finally:
+        try:
+            AGGREGATED.reset(token)
+        except ValueError:  # closed from another context (a generator dropped elsewhere): nothing left to undo
+            pass
+
+
 def majorities(rows: Iterable[tuple[str, int, int, Any]]) -> dict[tuple[str, int], tuple[Any, list]]:
-    """{(level, item id): (majority, votes in assignment order)} from (level, item id, assignment id, label)."""
+    """{(level, item id): (majority, votes in assignment order)} from (level, item id, assignment id, label);
+    within with_aggregation the label is the chosen model's."""
     frame = pd.DataFrame(list(rows), columns=["level", "item_id", "worker_id", "label"])
     if frame.empty:
         return {}
     out = majority_labels(frame)
+    chosen = AGGREGATED.get()
+    if chosen is not None:
+        out["majority"] = [chosen.get((lv, int(i)), m) for lv, i, m in zip(
+            out["level"].tolist(), out["item_id"].tolist(), out["majority"].tolist(), strict=True)]
     return {
         (level, int(item)): (majority, list(votes))
         for level, item, majority, votes in zip(

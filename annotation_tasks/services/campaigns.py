@@ -8,7 +8,7 @@ the one for collected labels).
 """
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -17,9 +17,10 @@ from django.contrib.auth import get_user_model
 from django.db import transaction
 from django.db.models import Q
 
+from annotation_tasks.analysis.aggregation import majority_labels
 from annotation_tasks.analysis.agreement import worker_table
 from annotation_tasks.analysis.campaigns import campaign_agreement_table
-from annotation_tasks.analysis.crowd_models import MODEL_NOTES, compare_with_majority
+from annotation_tasks.analysis.crowd_models import MODEL_NOTES, aggregated_labels, compare_with_majority
 from annotation_tasks.importers import labels_long
 from annotation_tasks.models import Campaign, CampaignLabel, Project, ProjectMembership
 
@@ -95,6 +96,39 @@ def labels_frame(project: Project, campaign: Campaign | None = None) -> pd.DataF
     for column in columns:
         frame[column] = [g.get(column) if isinstance(g, dict) else None for g in groups]
     return frame
+
+
+def item_records(project: Project, aggregation: str = "majority", level: str | None = None) -> Iterator[dict[str, Any]]:
+    """One record per (level, item) of a campaign: the aggregated label, the votes with their workers (in worker
+    order), and the item's groupings (those of its first label: a grouping describes the item)."""
+    labels = labels_frame(project)
+    if level is not None:
+        labels = labels[labels["level"] == level]
+    if labels.empty:
+        return
+    campaign = campaign_of(project)
+    columns = list(campaign.group_columns) if campaign else []
+    majority = majority_labels(labels)
+    chosen = aggregated_labels(labels, aggregation) if aggregation != "majority" else {}
+    ordered = labels.sort_values(["level", "item_id", "worker_id"], kind="stable")
+    workers = ordered.groupby(["level", "item_id"], sort=False)["worker_id"].agg(list).to_dict()
+    first = labels.drop_duplicates(["level", "item_id"]).set_index(["level", "item_id"])
+    for row in majority.itertuples(index=False):
+        key = (row.level, row.item_id)
+        groups = first.loc[key, columns].to_dict() if columns else {}
+        record = {
+            "level": row.level,
+            "item_id": row.item_id,
+            "label": chosen.get(key, row.majority),
+            **({"majority": row.majority} if aggregation != "majority" else {}),
+            "n_labels": int(row.n_labels),
+            "votes": list(row.votes),
+            "workers": workers[key],
+            "tie": bool(row.tie),
+        }
+        for column, value in groups.items():  # a grouping named like a record key keeps its own column
+            record[column if column not in record else f"group.{column}"] = None if pd.isna(value) else value
+        yield record
 
 
 def build_report(project: Project, by: str | None = None, aggregation: Sequence[str] = ()) -> dict[str, Any]:

@@ -1,40 +1,78 @@
-"""Export services: stream a project's data in one of the published formats to a file or a text stream.
+"""Export services: stream a project's data in one of the published formats to a file or a text stream, with a
+CSV beside it, or lay it out as a Hugging Face dataset folder.
 
 Lines come from the exporters' generators and are written one by one, so memory does not grow with the
 project. A file is written to a temporary name beside the target and renamed at the end: a failed export
-never leaves a half-written file where a good one is expected.
+never leaves a half-written file where a good one is expected. `aggregation` picks the model whose label an
+export writes (majority by default; dawid_skene, glad, mace from analysis.crowd_models, fitted on the whole
+project's labels before the first line).
 """
 from __future__ import annotations
 
+import json
 import os
 import tempfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import TextIO
+from typing import Any, TextIO
 
-from annotation_tasks.exporters import factscore, qa_jsonl, qasem_release
-from annotation_tasks.models import Project
+from annotation_tasks.analysis.crowd_models import MODELS, aggregated_labels
+from annotation_tasks.analysis.splits import split_of
+from annotation_tasks.exporters import csv_writer, factscore, hf_dataset, qa_jsonl, qasem_release
+from annotation_tasks.exporters.base import with_aggregation
+from annotation_tasks.models import QA, AtomicFact, Project
+from annotation_tasks.services import campaigns, frames, reports
+
+
+def _campaign_lines(project: Project, *, aggregation: str = "majority") -> Iterator[str]:
+    if campaigns.campaign_of(project) is None:
+        raise ExportError(f"project {project.name!r} is not a campaign project (campaign-items is for import_labels)")
+    return (json.dumps(r, ensure_ascii=False) for r in campaigns.item_records(project, aggregation))
+
 
 FORMATS: dict[str, Callable[..., Iterator[str]]] = {
     "qasem-release": qasem_release.export_lines,
     "factscore": factscore.export_lines,
     "qa-jsonl": qa_jsonl.export_lines,
+    "campaign-items": _campaign_lines,
 }
+DATASET_FORMATS = ("hf-dataset",)  # a folder, not a stream of lines
+AGGREGATIONS = MODELS
 
 
 class ExportError(ValueError):
-    """An export that cannot run (unknown project or format)."""
+    """An export that cannot run (unknown project, format or aggregation; a target that is not free)."""
 
 
-def export_lines(project_name: str, fmt: str, **options) -> Iterator[str]:
+def _project(project_name: str) -> Project:
+    try:
+        return Project.objects.get(name=project_name)
+    except Project.DoesNotExist as exc:
+        raise ExportError(f"no project named {project_name!r}") from exc
+
+
+def _aggregated(project: Project, aggregation: str) -> dict[tuple[str, int], Any] | None:
+    """{(level, item id): label} of the chosen model over the project's counted labels; None for the majority."""
+    if aggregation not in AGGREGATIONS:
+        raise ExportError(f"unknown aggregation {aggregation!r} (expected one of {', '.join(AGGREGATIONS)})")
+    if aggregation == "majority":
+        return None
+    labels = frames.labels_frame(project)[["level", "item_id", "worker_id", "label"]]
+    return {(str(level), int(item)): label for (level, item), label in aggregated_labels(labels, aggregation).items()}
+
+
+def export_lines(project_name: str, fmt: str, *, aggregation: str = "majority", **options) -> Iterator[str]:
     """The lines (without newlines) of a project in a format; raises ExportError before yielding anything."""
     if fmt not in FORMATS:
         raise ExportError(f"unknown format {fmt!r} (expected one of {', '.join(FORMATS)})")
-    try:
-        project = Project.objects.get(name=project_name)
-    except Project.DoesNotExist as exc:
-        raise ExportError(f"no project named {project_name!r}") from exc
-    return FORMATS[fmt](project, **options)
+    project = _project(project_name)
+    if fmt == "campaign-items":
+        if aggregation not in AGGREGATIONS:
+            raise ExportError(f"unknown aggregation {aggregation!r} (expected one of {', '.join(AGGREGATIONS)})")
+        return _campaign_lines(project, aggregation=aggregation)
+    table = _aggregated(project, aggregation)
+    lines = FORMATS[fmt](project, **options)
+    return lines if table is None else with_aggregation(lines, table)
 
 
 def write_lines(lines: Iterator[str], out: TextIO) -> int:
@@ -47,17 +85,78 @@ def write_lines(lines: Iterator[str], out: TextIO) -> int:
     return n
 
 
-def export_to_path(project_name: str, fmt: str, path: str | Path, **options) -> int:
-    """Export into a file atomically (temp file + rename); returns the number of lines."""
-    lines = export_lines(project_name, fmt, **options)
-    path = Path(path)
+def _atomic_write(path: Path, write: Callable[[TextIO], int], newline: str | None = "\n") -> int:
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
     try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
-            n = write_lines(lines, handle)
+        with os.fdopen(fd, "w", encoding="utf-8", newline=newline) as handle:
+            n = write(handle)
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
     return n
+
+
+def csv_path_for(path: str | Path) -> Path:
+    """Where the CSV of a JSONL export goes: the same name with .csv (x.jsonl -> x.csv, x -> x.csv)."""
+    path = Path(path)
+    return path.with_suffix(".csv") if path.suffix.lower() in (".jsonl", ".json", ".ndjson") else Path(f"{path}.csv")
+
+
+def export_to_path(project_name: str, fmt: str, path: str | Path, *, csv: bool = False, **options) -> int:
+    """Export into a file atomically (temp file + rename), and its CSV beside it with `csv`; returns the lines."""
+    lines = export_lines(project_name, fmt, **options)
+    path = Path(path)
+    n = _atomic_write(path, lambda handle: write_lines(lines, handle))
+    if csv:
+        _atomic_write(csv_path_for(path), lambda handle: csv_writer.csv_from_jsonl(path, handle), newline="")
+    return n
+
+
+def _records(project_name: str, fmt: str, **options) -> Iterator[dict[str, Any]]:
+    return (json.loads(line) for line in export_lines(project_name, fmt, **options))
+
+
+def export_dataset(project_name: str, out_dir: str | Path, *, aggregation: str = "majority", csv: bool = False,
+                   with_platform_ids: bool = False) -> dict[str, dict[str, int]]:
+    """A Hugging Face datasets folder of the project: per QA (qa-jsonl records, split by source), per response
+    (FActScore schema, split by topic) or, for a campaign, per item and level (split by a `split` grouping when
+    it has one); a README card with label definitions, splits and agreement. Returns {config: {split: rows}}."""
+    project = _project(project_name)
+    if aggregation not in AGGREGATIONS:
+        raise ExportError(f"unknown aggregation {aggregation!r} (expected one of {', '.join(AGGREGATIONS)})")
+    campaign = campaigns.campaign_of(project)
+    configs: list[hf_dataset.Config] = []
+    if campaign is not None:
+        by = "split" if "split" in campaign.group_columns else None
+        frame = campaigns.labels_frame(project, campaign)
+        for level in sorted(frame["level"].unique()):
+            observed = sorted(frame.loc[frame["level"] == level, "label"].unique())
+            known = hf_dataset.LABEL_DEFINITIONS.get(level, {})
+            configs.append(hf_dataset.Config(
+                name=hf_dataset.split_name(level), records=campaigns.item_records(project, aggregation, level),
+                split_of=lambda r: r.get("split") if "split" in r else r.get("group.split"),
+                row="item of the campaign (its votes, workers and groupings)", label_field="label",
+                labels={v: known.get(v, "as labelled in the campaign") for v in observed}))
+    else:
+        by = "split"
+        options: dict[str, Any] = {"aggregation": aggregation}
+        if QA.objects.filter(response__project=project).exists():
+            configs.append(hf_dataset.Config(
+                name="qa", records=_records(project_name, "qa-jsonl", with_platform_ids=with_platform_ids, **options),
+                split_of=lambda r: r["split"], row="question-answer pair of a response (QASem)", label_field="label",
+                labels=hf_dataset.LABEL_DEFINITIONS["qa"]))
+        if AtomicFact.objects.filter(response__project=project).exists():
+            configs.append(hf_dataset.Config(
+                name="factscore", records=_records(project_name, "factscore", **options),
+                split_of=lambda r: split_of(r.get("topic")), row="response in the FActScore labeled schema",
+                label_field="annotations[].human-atomic-facts[].label", labels=hf_dataset.LABEL_DEFINITIONS["fact"]))
+    if not configs:
+        raise ExportError(f"project {project_name!r} has nothing to export as a dataset (no QAs, facts or labels)")
+    agreement = reports.build_report(project, by=by)["agreement"]
+    try:
+        return hf_dataset.write(Path(out_dir), project.name, configs, agreement=agreement, aggregation=aggregation,
+                                description=project.description, with_csv=csv)
+    except hf_dataset.DatasetExportError as exc:
+        raise ExportError(str(exc)) from exc
