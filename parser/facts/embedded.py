@@ -158,7 +158,8 @@ class EmbeddedFactSplitter:
                 out.append([])
                 continue
             facts = SentenceFacts(doc, entity).facts(found)
-            out.append(facts[: self.max_facts] or [finish(text)])
+            whole = finish(text) if re.search(r"\w", text) else ""
+            out.append(facts[: self.max_facts] or ([whole] if whole else []))
         return out
 
 

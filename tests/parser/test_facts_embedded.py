@@ -98,6 +98,7 @@ def test_facts_use_only_the_sentences_words_and_a_few_function_words(splitter) -
 
 def test_a_sentence_without_a_clause_is_kept_whole_and_unwanted_ones_are_skipped(splitter) -> None:
     assert splitter.split_sentences(["Ouch!", "Thanks."], wanted=[0]) == [["Ouch!"], []]
+    assert splitter.split_sentences(["", '"', "- - -", "((()))", "[1]"]) == [[], [], [], [], []]  # never an empty fact
 
 
 def test_small_helpers() -> None:
