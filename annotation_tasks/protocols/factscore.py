@@ -50,7 +50,10 @@ class FactScoreProtocol(AnnotationProtocol):
 
     def response_items(self, response: Response, shown: Shown) -> dict[str, list[dict]]:
         facts = list(
+            # only the model's facts: imported expert (human) facts are the reference, and human facts written
+            # in other assignments are other workers' answers
             AtomicFact.objects.filter(response=response, created_by_assignment__isnull=True)
+            .exclude(origin=Origin.HUMAN)
             .order_by("sentence_index", "order", "id")
             .values("id", "sentence_index", "text")
         )

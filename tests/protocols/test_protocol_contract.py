@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import copy
 import json
+import re
 from typing import Any
 
 import pytest
@@ -17,6 +18,7 @@ from rest_framework.test import APIClient
 from annotation_tasks.analysis.aggregation import LABEL_ORDER
 from annotation_tasks.models import (
     QA,
+    AnswerSpan,
     Assignment,
     AtomicFact,
     Batch,
@@ -26,11 +28,13 @@ from annotation_tasks.models import (
     SpanLabel,
     Worker,
 )
+from annotation_tasks.models.content import Origin
 from annotation_tasks.models.projects import Protocol
 from annotation_tasks.protocols import AnnotationProtocol, available_protocols, get_protocol, label_levels
 from annotation_tasks.services import frames
 from annotation_tasks.services.tokens import assignment_token
 from annotation_tasks.services.units import compose_validation_units
+from annotation_tasks.signing import unit_ref
 from tests.work.builders import GOLD_EXPLANATION, SECRET_META, SECRET_SYSTEM, make_unit
 from tests.work.helpers import qasem_labels
 
@@ -111,6 +115,18 @@ class QASemHarness:
         rows += [("pairwise", p["aspect"], p["score"]) for p in labels["pairwise"]]
         return sorted(rows, key=repr)
 
+    def add_items_not_to_judge(self, unit) -> None:
+        """An expert marked one QA invalid: it (and a span only it answers) leaves the crowd's unit."""
+        qa = QA.objects.filter(response__in=unit.responses.all()).order_by("id").first()
+        QA.objects.filter(pk=qa.pk).update(validity=QA.Validity.INVALID)
+
+    def judged(self, unit) -> dict[str, set[int]]:
+        qas = QA.objects.filter(response__in=unit.responses.all()).exclude(validity=QA.Validity.INVALID)
+        spans = AnswerSpan.objects.filter(response__in=unit.responses.all())
+        kept = {s.pk for s in spans if not s.qas.exists() or s.qas.filter(pk__in=qas).exists()}
+        return {"qas": set(qas.values_list("id", flat=True)), "spans": kept,
+                "predicates": set(qas.values_list("predicate_id", flat=True))}
+
     def frame_rows(self, assignment: Assignment) -> list[tuple]:
         project = assignment.unit.project
         labels = frames.labels_frame(project)
@@ -161,6 +177,16 @@ class FactScoreHarness:
             ("empty fact list", _replaced(labels, "facts", []), "labels.facts"),
         ]
 
+    def add_items_not_to_judge(self, unit) -> None:
+        """Imported expert (human) facts sit beside the model's: the reference, never the crowd's to judge."""
+        for response in unit.responses.all():
+            AtomicFact.objects.create(response=response, sentence_index=0, text="An expert's own fact.",
+                                      origin=Origin.HUMAN, kind="human", order=1000)
+
+    def judged(self, unit) -> dict[str, set[int]]:
+        facts = AtomicFact.objects.filter(response__in=unit.responses.all()).exclude(origin=Origin.HUMAN)
+        return {"facts": set(facts.values_list("id", flat=True))}
+
     def written(self, assignment: Assignment) -> int:
         return FactLabel.objects.filter(assignment=assignment).count() + AtomicFact.objects.filter(
             created_by_assignment=assignment
@@ -196,6 +222,17 @@ class ValidationHarness:
 
     def invalid(self, payload: dict, labels: dict) -> list[Case]:
         return _flag_cases(labels, "validation", "qa_id", "valid")
+
+    def add_items_not_to_judge(self, unit) -> None:
+        """An invalid QA is still the expert's to judge again: validation shows every QA of its responses."""
+        qa = QA.objects.filter(response__in=unit.responses.all()).order_by("id").first()
+        QA.objects.filter(pk=qa.pk).update(validity=QA.Validity.INVALID)
+
+    def judged(self, unit) -> dict[str, set[int]]:
+        qas = QA.objects.filter(response__in=unit.responses.all())
+        spans = AnswerSpan.objects.filter(response__in=unit.responses.all())
+        return {"qas": set(qas.values_list("id", flat=True)), "spans": set(spans.values_list("id", flat=True)),
+                "predicates": set(qas.values_list("predicate_id", flat=True))}
 
     def written(self, assignment: Assignment) -> int:
         project = assignment.unit.project
@@ -328,3 +365,45 @@ def test_a_repeated_submission_records_nothing_new(client, harness) -> None:
     again = _submit(client, token, labels)
     assert again.status_code == 200 and again.json() == {"status": "submitted", "duplicate": True}
     assert harness.written(a) == written and harness.frame_rows(a) == rows
+
+
+ITEM_KINDS = ("predicates", "qas", "spans", "facts")
+
+
+def _items(payload: dict) -> dict[str, set[int]]:
+    """The ids of every item a payload carries, by kind."""
+    out: dict[str, set[int]] = {}
+    for response in payload["responses"]:
+        for kind in ITEM_KINDS:
+            for item in response.get(kind) or []:
+                out.setdefault(kind, set()).add(item["id"])
+    return out
+
+
+def _embedded(page) -> dict:
+    """The unit answer a page embeds for the element (json_script, docs/annotator-api.md)."""
+    assert page.status_code == 200, page.content[:300]
+    match = re.search(r'<script id="factcrowd-unit" type="application/json">(.*?)</script>', page.content.decode(), re.S)
+    assert match, "the page embeds no unit"
+    return json.loads(match.group(1))
+
+
+def test_every_worker_endpoint_shows_exactly_the_items_the_protocol_judges(client, harness) -> None:
+    """Items a protocol does not ask the worker to judge (an expert's own facts, QAs an expert refused) never
+    reach a worker: not through the API, the work page, or a platform's preview."""
+    unit = harness.unit()
+    harness.add_items_not_to_judge(unit)
+    expected = {k: v for k, v in harness.judged(unit).items() if v}
+    _, token = _assignment(unit, "w1")
+    batch = unit.batch or Batch.objects.create(project=unit.project, name="preview")
+    Batch.objects.filter(pk=batch.pk).update(provider="mturk")
+    unit.batch_id, unit.provider_ref = batch.pk, "HITCONTRACT"
+    unit.save(update_fields=["batch", "provider_ref"])
+    answers = {
+        "GET /api/work/<token>/unit": _unit(client, token),
+        "GET /work/<token>/": _embedded(client.get(f"/work/{token}/")),
+        "platform preview": _embedded(client.get(
+            f"/work/unit/{unit_ref(unit)}/?assignmentId=ASSIGNMENT_ID_NOT_AVAILABLE&hitId=HITCONTRACT")),
+    }
+    for endpoint, payload in answers.items():
+        assert _items(payload) == expected, endpoint
