@@ -134,3 +134,87 @@ def test_review_then_adjudicate_by_keyboard_then_export(live_server, chromium, d
     assert all("majority" not in ln for ln in lines if ln is not line)
     assert not errors, errors
     context.close()
+
+
+def _workers_submit(unit, labels_of) -> dict:
+    out = {}
+    for name in ("w1", "w2", "w3"):
+        worker = Worker.objects.create(provider="local", external_id=f"user-{name}-{unit.pk}",
+                                       display_name=f"Annotator {name}")
+        assignment = Assignment.objects.create(unit=unit, worker=worker)
+        payload = work.unit_payload(assignment)
+        assignment.refresh_from_db()
+        work.submit(assignment, {"labels": labels_of(name, payload), "time_on_task_ms": 30_000})
+        out[name] = assignment
+    return out
+
+
+def _facts(name: str, payload: dict) -> dict:
+    """w3 edits the second fact of sentence 0 into its own; w2 labels the first fact NS (its gold is S)."""
+    response = payload["responses"][0]
+    f = [x["id"] for x in response["facts"]]
+    if name == "w3":
+        return {"facts": [{"fact_id": f[0], "label": "S"},
+                          {"text": "Anna visited a city in Peru.", "sentence_index": 0, "response_id": response["id"],
+                           "edited_from": [f[1]], "label": "S"},
+                          *({"fact_id": x, "label": "S"} for x in f[2:])]}
+    return {"facts": [{"fact_id": f[0], "label": "NS" if name == "w2" else "S"},
+                      *({"fact_id": x, "label": "S"} for x in f[1:])]}
+
+
+def test_written_facts_and_pairwise_aspects_are_adjudicated_by_keyboard(live_server, chromium, dashboard_js):  # noqa: F811
+    """FActScore: the fact a worker wrote is first in the queue (1 of 3 workers wrote it), decided IR with `i`,
+    and the FActScore export carries it. Pairwise: the disputed aspect is decided with `3`."""
+    from annotation_tasks.models import AtomicFact
+
+    facts_unit = make_unit("Facts E2E", protocol=["fact_labeling"], with_facts=True, n_responses=1, n_qas=2)
+    written_by = _workers_submit(facts_unit, _facts)["w3"]
+    pair_unit = make_unit("Pairwise E2E", protocol=["span_coverage", "qa_support", "pairwise"], n_qas=1)
+    _workers_submit(pair_unit, lambda name, p: qasem_labels(p, pairwise=4 if name == "w3" else 2))
+    expert = get_user_model().objects.create_user("expert", password="pw")
+    for project in (facts_unit.project, pair_unit.project):
+        ProjectMembership.objects.create(project=project, user=expert, role=ProjectMembership.Role.RESEARCHER)
+    written = AtomicFact.objects.get(created_by_assignment=written_by)
+
+    context = chromium.new_context(viewport={"width": 1360, "height": 900}, accept_downloads=True)
+    page = context.new_page()
+    page.set_default_timeout(20000)
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    login(page, live_server.url, "expert", "pw")
+
+    page.goto(f"{live_server.url}/#/p/{facts_unit.project.pk}/adjudicate")
+    item = page.get_by_test_id("adj-item")
+    item.wait_for()
+    assert item.get_attribute("data-key") == f"fact:{written.pk}"
+    assert "written by a worker" in item.inner_text() and "1 of 3 workers wrote it" in item.inner_text()
+    page.locator("body").click(position={"x": 5, "y": 5})
+    page.keyboard.press("i")
+    page.keyboard.type("Peru is not in the source")
+    with page.expect_response(lambda r: "/adjudications/" in r.url and r.request.method == "POST") as posted:
+        page.keyboard.press("Enter")
+    assert posted.value.status == 201
+    page.get_by_test_id("queue-decided").first.wait_for()
+    assert AdjudicatedLabel.objects.get(fact=written).value == "IR"
+    page.click("[data-tab=exports]")
+    with page.expect_download() as info:
+        page.get_by_test_id("export-factscore").click()
+    line = json.loads(Path(info.value.path()).read_text(encoding="utf-8").splitlines()[0])
+    human = [f for s in line["annotations"] for f in s["human-atomic-facts"] or [] if "adjudication" in f]
+    assert [(f["text"], f["label"], f["majority"]) for f in human] == [(written.text, "IR", "S")]
+    assert human[0]["adjudication"]["reason"] == "Peru is not in the source"
+
+    page.goto(f"{live_server.url}/#/p/{pair_unit.project.pk}/adjudicate")
+    item.wait_for()
+    page.wait_for_function(
+        f"() => document.querySelector('[data-testid=adj-item]')?.dataset.key === 'pairwise:{pair_unit.pk}:consistency'")
+    page.locator("body").click(position={"x": 5, "y": 5})
+    page.keyboard.press("3")
+    page.keyboard.type("both responses are equally wrong about the cities")
+    with page.expect_response(lambda r: "/adjudications/" in r.url and r.request.method == "POST") as posted:
+        page.keyboard.press("Enter")
+    assert posted.value.status == 201
+    adj = AdjudicatedLabel.objects.get(unit=pair_unit)
+    assert (adj.aspect, adj.value, adj.majority) == ("consistency", "3", "2")
+    assert not errors, errors
+    context.close()
