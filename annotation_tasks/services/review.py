@@ -16,6 +16,7 @@ from typing import Any
 from annotation_tasks.models import (
     AdjudicatedLabel,
     Assignment,
+    Batch,
     GoldLabel,
     PairwisePreference,
     Project,
@@ -243,6 +244,7 @@ def assignment_review(assignment: Assignment) -> dict[str, Any]:
         "assignment": {
             "id": assignment.pk, "status": assignment.status, "unit": unit.pk, "mode": unit.mode,
             "project": unit.project_id, "batch": unit.batch_id, "is_gold_unit": unit.is_gold, "worker": worker,
+            "imported": bool(unit.batch_id and unit.batch.status == Batch.Status.IMPORTED),
             "created_at": assignment.created_at, "started_at": assignment.started_at,
             "submitted_at": assignment.submitted_at, "reviewed_at": assignment.reviewed_at,
             "time_on_task_ms": assignment.time_on_task_ms, "feedback": assignment.feedback,

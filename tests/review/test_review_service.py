@@ -2,6 +2,7 @@
 checks, the others' votes, notes and time on task; the worker drill-down sums it per assignment."""
 from __future__ import annotations
 
+import io
 from collections import Counter
 
 import pytest
@@ -85,7 +86,7 @@ def test_an_assignment_never_opened_has_no_shown_record(qasem_study) -> None:
     worker = Worker.objects.create(external_id="late")
     fresh = Assignment.objects.create(unit=qasem_study.unit, worker=worker)
     result = review.assignment_review(fresh)
-    assert result["shown_check"]["recorded"] is False
+    assert result["shown_check"]["recorded"] is False and result["assignment"]["imported"] is False
     assert all(r["answer"] is None for r in result["items"]) and result["summary"]["items"] == 0
 
 
@@ -179,3 +180,27 @@ def test_the_payload_of_the_review_is_the_work_payload(qasem_study) -> None:
     served = work.unit_payload(w2)
     result = review.assignment_review(w2)["payload"]
     assert {k: v for k, v in result.items() if k != "assignment"} == {k: v for k, v in served.items() if k != "assignment"}
+
+
+def test_imported_release_labels_are_reviewable_and_queued(tmp_path) -> None:
+    """Votes imported from the QASem release: the review says they were not served here, and lists them."""
+    from django.core.management import call_command
+
+    from annotation_tasks.models import Project, QALabel
+    from annotation_tasks.services import adjudication
+    from tests.conftest import shared_file
+
+    lines = shared_file("qasem_consistency", "dev.jsonl").read_text(encoding="utf-8").splitlines()[:6]
+    small = tmp_path / "dev6.jsonl"
+    small.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    call_command("import_qasem_release", str(small), project="release6", stdout=io.StringIO())
+    project = Project.objects.get(name="release6")
+    assignment = Assignment.objects.filter(unit__project=project).order_by("id").first()
+    result = review.assignment_review(assignment)
+    assert result["assignment"]["imported"] is True
+    answered = {r["item_id"]: r["answer"] for r in result["items"] if r["level"] == "qa" and r["answer"]}
+    stored = {q: "supported" if s else "not_supported"
+              for q, s in QALabel.objects.filter(assignment=assignment).values_list("qa_id", "supported")}
+    assert answered == stored and stored
+    q = adjudication.queue(project, {"include_agreed": "true", "level": "qa"})
+    assert q["count"] == QALabel.objects.filter(qa__response__project=project).values("qa").distinct().count()
