@@ -101,10 +101,15 @@ class Target:
     reference: Reference | None
 
 
-def _sentence_text(sentences: Sequence[Any] | None, index: int) -> str:
-    if sentences and 0 <= index < len(sentences) and isinstance(sentences[index], dict):
+def _sentence_text(sentences: Sequence[Any] | None, index: int, text: str) -> str:
+    """The response sentence an item comes from: a flat summary (one sentence, as the QASem release's verifiability
+    part) is its own context whatever the item's sentence index, and a response without sentences is one."""
+    sentences = [s for s in (sentences or []) if isinstance(s, dict)]
+    if len(sentences) == 1:
+        return str(sentences[0].get("text", ""))
+    if 0 <= index < len(sentences):
         return str(sentences[index].get("text", ""))
-    return ""
+    return text if not sentences else ""
 
 
 def _source_reference(text: str, passages: Sequence[Any] | None) -> Reference | None:
@@ -121,12 +126,12 @@ def qa_targets(project: Project, pks: Sequence[int]) -> list[Target]:
         QA.objects.filter(pk__in=pks)
         .order_by("id")
         .values_list("id", "question", "answer", "predicate__text", "predicate__sentence_index",
-                     "response__sentences", "response__source__text", "response__source__passages")
+                     "response__sentences", "response__text", "response__source__text", "response__source__passages")
     )
     return [
-        Target("qa", pk, Claim.qa(question, answer, predicate, _sentence_text(sentences, sent)),
+        Target("qa", pk, Claim.qa(question, answer, predicate, _sentence_text(sentences, sent, response_text)),
                _source_reference(text, passages))
-        for pk, question, answer, predicate, sent, sentences, text, passages in rows
+        for pk, question, answer, predicate, sent, sentences, response_text, text, passages in rows
     ]
 
 
@@ -138,12 +143,13 @@ def fact_targets(project: Project, pks: Sequence[int]) -> list[Target]:
     ):
         retrieved.setdefault(fact_id, []).append(text)
     rows = AtomicFact.objects.filter(pk__in=pks).order_by("id").values_list(
-        "id", "text", "sentence_index", "response__sentences", "response__source__text", "response__source__passages"
+        "id", "text", "sentence_index", "response__sentences", "response__text", "response__source__text",
+        "response__source__passages",
     )
     out = []
-    for pk, text, sent, sentences, source_text, passages in rows:
+    for pk, text, sent, sentences, response_text, source_text, passages in rows:
         reference = Reference.of_passages(retrieved[pk]) if pk in retrieved else _source_reference(source_text, passages)
-        out.append(Target("fact", pk, Claim.fact(text, _sentence_text(sentences, sent)), reference))
+        out.append(Target("fact", pk, Claim.fact(text, _sentence_text(sentences, sent, response_text)), reference))
     return out
 
 
