@@ -8,7 +8,7 @@ from celery import shared_task
 
 from annotation_tasks.crowd import ProviderError
 from annotation_tasks.models import Assignment, Batch
-from annotation_tasks.services import batch_jobs, jobs, parsing, publishing, quality, queue, uploads
+from annotation_tasks.services import batch_jobs, jobs, parsing, publishing, quality, queue, scoring, uploads
 
 
 @shared_task(name="annotation_tasks.expire_abandoned_assignments")
@@ -74,6 +74,4 @@ def run_sync_job(job_id: int) -> str:
 @shared_task(name="annotation_tasks.score_items")
 def score_items(job_id: int) -> str:
     """Score a project's QAs and atomic facts with one scorer (ItemScore per item, scorer, version); resumable."""
-    from annotation_tasks.services.scoring import run_score_job
-
-    return run_score_job(job_id).status
+    return scoring.run_score_job(job_id).status

@@ -42,7 +42,7 @@ log = logging.getLogger(__name__)
 class JobKind:
     """How a kind of Job runs: its Celery task (by name) and whether beat may resume it when it stalls."""
 
-    task: str
+    task: str  # a name registered by annotation_tasks/celery_tasks.py
     auto_resume: bool
     why: str  # why running it again after an interruption is (or is not) safe
 
@@ -59,6 +59,10 @@ KINDS: dict[str, JobKind] = {
     Job.Kind.SYNC: JobKind(
         "annotation_tasks.run_sync_job", True,
         "a sync only reads the platform's submissions and records each once (keyed by assignment and worker)",
+    ),
+    Job.Kind.SCORE: JobKind(
+        "annotation_tasks.score_items", True,
+        "scores are stored per (item, scorer, version) and a rerun skips the items already scored",
     ),
     Job.Kind.PUBLISH: JobKind(
         "annotation_tasks.run_publish_job", False,

@@ -196,3 +196,24 @@ def test_the_heartbeat_timer_beats_while_a_long_step_runs(transactional_db, sett
     assert (done.status, done.result) == (Job.Status.DONE, {"slept": 1})
     time.sleep(0.3)  # the timer stopped with the job: a done Job gets no more heartbeats
     assert Job.objects.get(pk=job.pk).heartbeat_at == done.heartbeat_at
+
+
+def test_every_job_kind_runs_a_task_registered_by_name_and_services_never_import_celery_tasks():
+    """The lifecycle queues by name, so the only dependency is celery_tasks -> services (no cycle)."""
+    import ast
+    from pathlib import Path
+
+    from backend.celery_app import app
+
+    assert set(jobs.KINDS) == set(Job.Kind)
+    assert all(kind.task in app.tasks for kind in jobs.KINDS.values())  # celery_tasks is imported above
+    services = Path(jobs.__file__).parent
+    importers = []
+    for path in sorted(services.glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            names = [a.name for a in node.names] if isinstance(node, ast.Import) else (
+                [node.module or ""] + [f"{node.module}.{a.name}" for a in node.names]
+                if isinstance(node, ast.ImportFrom) else [])
+            if any(n.endswith("celery_tasks") for n in names):
+                importers.append(path.name)
+    assert importers == []
