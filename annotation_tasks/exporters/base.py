@@ -40,8 +40,8 @@ def counted_only(rows: list[tuple]) -> list[tuple]:
     with the join, SQLite starts from the status index and walks every assignment of the database per chunk.
     """
     ids = {r[1] for r in rows}
-    counted = Assignment.Status.counted()  # rejected / returned work is not a label
-    ok = set(Assignment.objects.filter(pk__in=ids, status__in=counted).values_list("pk", flat=True)) if ids else set()
+    # rejected / returned work is not a label, nor is work its platform has not vouched for (Assignment.counted_q)
+    ok = set(Assignment.objects.filter(Assignment.counted_q(), pk__in=ids).values_list("pk", flat=True)) if ids else set()
     return [r for r in rows if r[1] in ok]
 
 
@@ -59,15 +59,20 @@ AGGREGATED: ContextVar[dict[tuple[str, int], Any] | None] = ContextVar("aggregat
 
 
 def with_aggregation(lines: Iterator[str], labels: dict[tuple[str, int], Any]) -> Iterator[str]:
-    """The exporter's lines, produced while `labels` stand in for the majority (items without one keep it)."""
-    token = AGGREGATED.set(labels)
-    try:
-        yield from lines
-    finally:
+    """The exporter's lines, produced while `labels` stand in for the majority (items without one keep it).
+
+    The labels are set around each step of the exporter only, never while the consumer holds a line: a streaming
+    response may resume the generator in another context, and nothing else sees the override."""
+    steps = iter(lines)
+    while True:
+        token = AGGREGATED.set(labels)
         try:
+            line = next(steps)
+        except StopIteration:
+            return
+        finally:
             AGGREGATED.reset(token)
-        except ValueError:  # closed from another context (a generator dropped elsewhere): nothing left to undo
-            pass
+        yield line
 
 
 def majorities(rows: Iterable[tuple[str, int, int, Any]]) -> dict[tuple[str, int], tuple[Any, list]]:
