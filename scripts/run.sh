@@ -12,6 +12,8 @@ mkdir -p "$VAR_DIR"
 $PY manage.py migrate --noinput
 $PY manage.py load_demo
 PORT=${PORT:-8000}
+# Links printed by the commands and sent to platforms (publish's previews, invite links) name this origin.
+export PUBLIC_BASE_URL=${PUBLIC_BASE_URL:-http://127.0.0.1:${PORT}}
 
 pids=()
 stop_now() {

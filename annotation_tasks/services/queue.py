@@ -12,15 +12,15 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from datetime import timedelta
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from django.conf import settings
 from django.db import IntegrityError, OperationalError, connection, transaction
-from django.db.models import Count, F, Q
+from django.db.models import Count, F, Q, QuerySet
 from django.utils import timezone
 
 from annotation_tasks.crowd.local import LocalProvider
-from annotation_tasks.models import Assignment, Project, Unit, Worker
+from annotation_tasks.models import Assignment, Project, ProjectMembership, Unit, Worker
 
 T = TypeVar("T")
 
@@ -52,8 +52,20 @@ def timeout_for(unit: Unit) -> timedelta:
     return timedelta(minutes=minutes)
 
 
+def slot_holders(assignments: QuerySet[Assignment], project_id: int | Any) -> QuerySet[Assignment]:
+    """The assignments that hold one of a unit's `assignments_wanted` slots: not the project's researchers' own.
+
+    A researcher who opens "Annotate" pilots the task; their answers are kept under their name (they can reject
+    them like anyone's), but they never take the place of a worker, so every unit still gets its N workers.
+    `project_id` may be an OuterRef/F expression."""
+    researchers = ProjectMembership.objects.filter(project_id=project_id, role=ProjectMembership.Role.RESEARCHER)
+    return assignments.exclude(worker__user__is_superuser=True).exclude(worker__user_id__in=researchers.values("user_id"))
+
+
 def active_count(unit_id: int) -> int:
-    return Assignment.objects.filter(unit_id=unit_id, status__in=ACTIVE).count()
+    """Active assignments that hold a slot of the unit (see slot_holders)."""
+    project_id = Unit.objects.filter(pk=unit_id).values("project_id")[:1]
+    return slot_holders(Assignment.objects.filter(unit_id=unit_id, status__in=ACTIVE), project_id).count()
 
 
 def _lock_unit(unit_id: int, *, skip_locked: bool = False) -> Unit | None:
@@ -156,13 +168,18 @@ def next_assignment(worker: Worker, project: Project, mode: str | None = None) -
         """(assignment, all candidates were locked by others)."""
         with transaction.atomic():
             mine = Assignment.objects.filter(worker=worker).values("unit_id")
+            pilots = Q(assignments__worker__user__is_superuser=True) | Q(assignments__worker__user_id__in=list(
+                ProjectMembership.objects.filter(project=project, role=ProjectMembership.Role.RESEARCHER)
+                .values_list("user_id", flat=True)))
             candidates = (
                 Unit.objects.filter(project=project, status=Unit.Status.OPEN)
                 # units of an MTurk / Prolific batch belong to that platform's workers: a local annotator taking
                 # one would leave a platform worker who accepted the task with a full unit
                 .filter(Q(batch__isnull=True) | Q(batch__provider=LOCAL_PROVIDER))
                 .exclude(pk__in=mine)
-                .annotate(n=Count("assignments", filter=Q(assignments__status__in=ACTIVE)))
+                # researchers' own assignments hold no slot (slot_holders); counted positively: NULL users
+                .annotate(n=Count("assignments", filter=Q(assignments__status__in=ACTIVE))
+                          - Count("assignments", filter=Q(assignments__status__in=ACTIVE) & pilots))
                 .filter(n__lt=F("assignments_wanted"))
             )
             if mode:

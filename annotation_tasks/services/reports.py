@@ -10,14 +10,16 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
+import pandas as pd
 
 from annotation_tasks.analysis.agreement import agreement_table, worker_table
 from annotation_tasks.analysis.consistency import system_consistency
 from annotation_tasks.analysis.crowd_models import compare_with_majority
 from annotation_tasks.analysis.factscore import human_factscore
 from annotation_tasks.analysis.pairwise import pairwise_summary
-from annotation_tasks.models import Project, Worker
-from annotation_tasks.services import campaigns, frames
+from annotation_tasks.analysis.worker_views import groups_without_labels, time_histogram, worker_confusion
+from annotation_tasks.models import Assignment, Project
+from annotation_tasks.services import campaigns, frames, identity
 
 GROUPINGS = ("dataset", "system", "split")
 BOOTSTRAP = {"n_boot": 2000, "seed": 0}
@@ -41,14 +43,41 @@ def to_jsonable(value: Any) -> Any:
 
 
 def _named_workers(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Add each worker's "provider:external_id" beside its pk, so people can tell who is who."""
-    names = {
-        pk: f"{provider}:{external}"
-        for pk, provider, external in Worker.objects.filter(pk__in={r["worker_id"] for r in rows}).values_list(
-            "pk", "provider", "external_id"
-        )
-    }
-    return [{**r, "worker": names.get(r["worker_id"], str(r["worker_id"]))} for r in rows]
+    """Add each worker's pseudonym ("worker") and display name ("name") beside its pk: the same identity as the
+    dashboard, the `workers` command and the exports (services.identity)."""
+    who = identity.describe_many({r["worker_id"] for r in rows})
+    unknown = {"pseudonym": None, "name": None}
+    return [
+        {**r, "worker": who.get(r["worker_id"], unknown)["pseudonym"] or str(r["worker_id"]),
+         "name": who.get(r["worker_id"], unknown)["name"]}
+        for r in rows
+    ]
+
+
+def _labelled_counts(responses: pd.DataFrame, labels: pd.DataFrame) -> dict[str, int]:
+    """Responses with at least one label and without any: "20 responses" alone reads as 20 judged."""
+    labelled = int(responses["response_id"].isin(labels["response_id"].dropna().unique()).sum()) if len(labels) else 0
+    return {"responses_labelled": labelled, "responses_unlabelled": int(len(responses)) - labelled}
+
+
+def _unlabelled_groups(responses: pd.DataFrame, labels: pd.DataFrame, by: str | None) -> list[dict[str, Any]]:
+    """Systems (and groups of `by`) that have responses but no label yet: listed, never silently left out."""
+    out: list[dict[str, Any]] = []
+    for column in dict.fromkeys(["system", *([by] if by else [])]):
+        if column not in responses:
+            continue
+        sizes = responses.groupby(column, sort=True, dropna=True).size()
+        missing = groups_without_labels(list(sizes.index), labels[column].dropna().unique() if len(labels) else [])
+        out += [{"by": column, "group": g, "n_responses": int(sizes[g])} for g in missing]
+    return out
+
+
+def _time_on_task(project: Project) -> dict[str, Any]:
+    """Histogram of counted assignments' time on task (seconds)."""
+    ms = Assignment.objects.filter(
+        unit__project=project, status__in=Assignment.Status.counted(), time_on_task_ms__isnull=False
+    ).values_list("time_on_task_ms", flat=True)
+    return time_histogram(m / 1000 for m in ms.iterator())
 
 
 def build_report(project: Project | str, by: str | None = None, aggregation: Sequence[str] = ()) -> dict[str, Any]:
@@ -75,9 +104,13 @@ def build_report(project: Project | str, by: str | None = None, aggregation: Seq
             "responses": int(len(responses)),
             "labels": {str(k): int(v) for k, v in labels["level"].value_counts(sort=False).items() if v},
             "workers": int(labels["worker_id"].nunique()),
+            **_labelled_counts(responses, labels),
         },
         "agreement": agreement_table(labels, by=by),
         "workers": _named_workers(worker_table(labels)),
+        "unlabelled_groups": _unlabelled_groups(responses, labels, by),
+        "confusion": _named_workers(worker_confusion(labels)),
+        "time_on_task": _time_on_task(project),
         "consistency": [],
         "factscore": [],
         "pairwise": [],
@@ -135,9 +168,12 @@ def render_text(report: dict[str, Any], max_workers: int = 20) -> str:
     lines = [title]
     counts = report["counts"]
     lines.append(
-        f"{counts['responses']} responses, {counts['workers']} workers, labels: "
+        f"{counts['responses']} responses ({counts.get('responses_labelled', '-')} with labels, "
+        f"{counts.get('responses_unlabelled', '-')} without), {counts['workers']} workers, labels: "
         + (", ".join(f"{k} {v}" for k, v in counts["labels"].items()) or "none")
     )
+    for g in report.get("unlabelled_groups", []):
+        lines.append(f"no labels yet: {g['by']} {g['group']} ({g['n_responses']} responses)")
     lines += ["", "Agreement"]
     lines += _table(
         ["level", "group", "items", "labels", "fleiss_k", "kripp_a", "unanimous%"],
@@ -191,8 +227,9 @@ def render_text(report: dict[str, Any], max_workers: int = 20) -> str:
         ranked = sorted(report["workers"], key=lambda r: (-(r["n_compared"]), str(r["worker_id"])))[:max_workers]
         lines += ["", f"Worker agreement with the others' majority (top {len(ranked)} by items compared)"]
         lines += _table(
-            ["level", "worker", "labels", "compared", "agreement"],
-            [[r["level"], r.get("worker", str(r["worker_id"])), str(r["n_labels"]), str(r["n_compared"]), _fmt(r["agreement"])]
+            ["level", "worker", "name", "labels", "compared", "agreement"],
+            [[r["level"], r.get("worker", str(r["worker_id"])), str(r.get("name") or "-"), str(r["n_labels"]),
+              str(r["n_compared"]), _fmt(r["agreement"])]
              for r in ranked],
         )
     lines += campaigns.render_aggregation(report.get("aggregation"), max_workers)

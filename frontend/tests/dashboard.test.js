@@ -25,8 +25,22 @@ describe('BarChart', () => {
     const bars = w.findAll('rect')
     expect(bars).toHaveLength(2)
     expect(Number(bars[0].attributes('width'))).toBeCloseTo(2 * Number(bars[1].attributes('width')), 5)
-    expect(w.findAll('line')).toHaveLength(3) // the whisker of "a" only
+    expect(w.findAll('g[transform] line')).toHaveLength(3) // the whisker of "a" only
     expect(w.text()).toContain('50.00')
+    expect(w.findAll('.chart-tick').map((t) => t.text())).toEqual(['0', '20', '40', '60', '80', '100'])
+  })
+  it('draws a negative value left of a visible zero line, on an axis that reaches below zero', () => {
+    const w = mount(BarChart, { props: { items: [{ label: 'kappa', value: -0.2 }, { label: 'alpha', value: 0.6 }], max: 1 } })
+    const zero = Number(w.find('[data-testid=zero-line]').attributes('x1'))
+    const [neg, pos] = w.findAll('rect')
+    expect(Number(neg.attributes('width'))).toBeGreaterThan(10)
+    expect(Number(neg.attributes('x')) + Number(neg.attributes('width'))).toBeCloseTo(zero, 5)
+    expect(Number(pos.attributes('x'))).toBeCloseTo(zero, 5)
+    expect(Number(pos.attributes('width')) / Number(neg.attributes('width'))).toBeCloseTo(3, 5)
+    const ticks = w.findAll('.chart-tick').map((t) => Number(t.text()))
+    expect(ticks[0]).toBeLessThanOrEqual(-0.2)
+    expect(ticks).toContain(0)
+    expect(ticks.at(-1)).toBe(1)
   })
   it('says why it is empty', () => {
     expect(mount(BarChart, { props: { items: [], empty: 'Needs two labels.' } }).text()).toContain('Needs two labels.')

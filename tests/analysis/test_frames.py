@@ -95,7 +95,9 @@ def test_report_dict_on_the_small_project(project) -> None:
     # QA: one supported, one not -> tie -> not_supported by the tie rule; span 1-1 -> not_covered -> extrinsic
     assert consistency["consistency"] == 0.0 and consistency["n_extrinsic"] == 1
     workers = {r["worker"]: r for r in report["workers"] if r["level"] == "span"}
-    assert set(workers) == {"local:w0", "local:w1"}
+    from annotation_tasks.models import Worker
+
+    assert set(workers) == {w.pseudonym for w in Worker.objects.filter(external_id__in=["w0", "w1"])}
 
 
 def test_pairwise_section_reads_counted_preferences(project) -> None:

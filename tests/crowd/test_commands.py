@@ -32,8 +32,19 @@ def test_publish_asks_before_spending_and_a_no_spends_nothing(fake_mturk, monkey
     out = run("publish", "--project", "CLI", "--provider", "mturk", "--units", "2", "--assignments", "3",
               "--reward", "1.50")
     assert "2 units x 3 assignments x 1.50 USD = 9.00 + fees 1.80 (20%) = 10.80 USD" in out
-    assert "balance: 10000.00 USD" in out and "not published" in out
-    assert not fake_mturk.hits and Batch.objects.get().status == "draft"
+    assert "balance: 10000.00 USD" in out and "not published" in out and "no batch was kept" in out
+    assert not fake_mturk.hits and not Batch.objects.exists() and not Unit.objects.exists()  # declining leaves nothing
+    monkeypatch.setattr("builtins.input", lambda prompt: "y")  # the same sources are still there to publish
+    assert "published 2 units" in run("publish", "--project", "CLI", "--provider", "mturk", "--units", "2",
+                                      "--assignments", "3", "--reward", "1.50")
+
+
+def test_publish_previews_name_the_public_base_url(settings):
+    settings.PUBLIC_BASE_URL = "http://127.0.0.1:8001"
+    project = Project.objects.create(name="LOCAL")
+    add_sources(project, 1)
+    out = run("publish", "--project", "LOCAL", "--provider", "local", "--units", "1", "--reward", "0", "--yes")
+    assert "preview: http://127.0.0.1:8001/work/unit/" in out and "PUBLIC_BASE_URL=http://127.0.0.1:8001" in out
 
 
 def test_publish_composes_units_from_unused_sources(fake_mturk, monkeypatch):

@@ -87,3 +87,23 @@ def test_the_local_queue_never_serves_units_of_a_platform_batch():
         r = _login(user).post("/api/work/next", {"project": unit.project.pk}, content_type="application/json")
         assert r.status_code == 204
     assert not Assignment.objects.exists()
+
+
+def test_a_researcher_piloting_does_not_take_a_workers_slot():
+    from annotation_tasks.services import queue
+    from annotation_tasks.services.local_workers import local_worker
+
+    unit = make_unit("Slots", n_qas=1, n_responses=1, wanted=1)
+    User = get_user_model()
+    res, ann = User.objects.create_user("res"), User.objects.create_user("ann")
+    ProjectMembership.objects.create(project=unit.project, user=res, role=ProjectMembership.Role.RESEARCHER)
+    ProjectMembership.objects.create(project=unit.project, user=ann, role=ProjectMembership.Role.ANNOTATOR)
+    pilot = queue.next_assignment(local_worker(res), unit.project)
+    assert pilot is not None and pilot.unit == unit
+    Assignment.objects.filter(pk=pilot.pk).update(status=Assignment.Status.SUBMITTED)
+    assert queue.active_count(unit.pk) == 0  # the researcher's own answer holds no slot
+    work = queue.next_assignment(local_worker(ann), unit.project)
+    assert work is not None and work.unit == unit  # the one wanted worker still gets the unit
+    assert queue.next_assignment(local_worker(User.objects.create_user("late")), unit.project) is None
+    ProjectMembership.objects.filter(user=res).update(role=ProjectMembership.Role.ANNOTATOR)
+    assert queue.active_count(unit.pk) == 2  # an annotator's assignment does hold one

@@ -1,9 +1,9 @@
-"""import_factscore FILE... --project NAME [--system NAME]"""
+"""import_factscore FILE... --project NAME [--owner USER] [--system NAME]"""
 from __future__ import annotations
 
 from django.core.management.base import BaseCommand
 
-from annotation_tasks.management.commands._io import run_import
+from annotation_tasks.management.commands._io import add_owner_argument, run_import
 from annotation_tasks.services.imports import import_factscore
 
 
@@ -13,7 +13,8 @@ class Command(BaseCommand):
     def add_arguments(self, parser) -> None:
         parser.add_argument("files", nargs="+")
         parser.add_argument("--project", required=True, help="project name (created when missing)")
+        add_owner_argument(parser)
         parser.add_argument("--system", default=None, help="system name for every file (default: the file stem)")
 
     def handle(self, *args, files: list[str], project: str, system: str | None, **options) -> None:
-        run_import(self, lambda: import_factscore(files, project, system=system))
+        run_import(self, lambda: import_factscore(files, project, system=system), project=project, owner=options["owner"])

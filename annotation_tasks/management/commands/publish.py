@@ -43,6 +43,7 @@ class Command(BaseCommand):
             raise CommandError(f"--reward {opts['reward']!r} is not an amount") from exc
         provider_name = opts["provider"] or settings.CROWD_DEFAULT_PROVIDER
         batch = Batch.objects.filter(project=project, name=opts["batch"]).first() if opts["batch"] else None
+        created = batch is None
         if batch is None:
             batch = publishing.new_batch(
                 project, name=opts["batch"], provider_name=provider_name, units=opts["units"],
@@ -51,8 +52,15 @@ class Command(BaseCommand):
             if not batch.units.exists():
                 batch.delete()
                 raise CommandError("no units to publish: every source of the project is already in a batch")
+
+        def discard() -> None:
+            """A batch this command composed and did not publish is removed: declining leaves nothing behind."""
+            if created and batch.status == Batch.Status.DRAFT and not batch.units.exclude(provider_ref="").exists():
+                batch.delete()
+
         blockers = publish_blockers(batch)
         if blockers:
+            discard()
             raise CommandError(f"batch {batch.name}: " + " ".join(b.message for b in blockers))
         options = {
             k: v for k, v in {
@@ -78,9 +86,12 @@ class Command(BaseCommand):
                 rate_per_second=opts["rate"], **options,
             )
         except (ProviderError, BatchRuleError) as exc:
+            discard()
             raise CommandError(str(exc)) from exc
         if not result.confirmed:
-            self.stdout.write("not published (nothing was spent); the batch stays a draft")
+            discard()
+            self.stdout.write("not published (nothing was spent)" + ("; no batch was kept" if created else
+                                                                     "; the batch stays a draft"))
             return
         self.stdout.write(
             f"published {len(result.published)} units ({result.already_published} were already published) "
@@ -91,3 +102,6 @@ class Command(BaseCommand):
                 self.stdout.write(f"  preview: {provider.preview_url(unit)}")
             except ProviderError:
                 pass
+        if result.published and provider_name == "local":
+            self.stdout.write(f"  (links use PUBLIC_BASE_URL={settings.PUBLIC_BASE_URL}; set it to the address the "
+                              "server runs on, e.g. PUBLIC_BASE_URL=http://127.0.0.1:8001)")
