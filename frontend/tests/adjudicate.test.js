@@ -1,0 +1,79 @@
+// The Adjudicate view's keyboard: j / k move, a label key picks the label and focuses the reason box without
+// typing itself, Enter there posts {level, item_id, label, reason} and moves to the next open item.
+import { afterEach, describe, expect, it, vi } from 'vitest'
+import { flushPromises, mount } from '@vue/test-utils'
+import Adjudicate from '../src/dashboard/views/Adjudicate.vue'
+
+function row(key, level, itemId, extra = {}) {
+  return {
+    key, level, item_id: itemId, aspect: null, labels: [], n_votes: 3, counts: { supported: 2, not_supported: 1 },
+    majority: 'supported', tie: false, gold: null, disagreement: 0.3333, origin: 'model',
+    votes: [{ assignment_id: 1, worker: { id: 1, name: 'w1', pseudonym: 'W-1' }, label: 'supported' }],
+    context: { question: `Q${itemId}?`, answer_text: 'A', tokens: ['A', 'b'], answer_start: 0, answer_end: 1, source_text: 'S' },
+    adjudicated: null, ...extra,
+  }
+}
+
+function serve(posts) {
+  const queue = { count: 3, decided: 0, agreement: [], results: [row('qa:1', 'qa', 1), row('qa:2', 'qa', 2), row('pairwise:9:consistency', 'pairwise', 9, { aspect: 'consistency' })] }
+  return vi.fn(async (url, init = {}) => {
+    if (init.method === 'POST') {
+      const body = JSON.parse(init.body)
+      posts.push(body)
+      return new Response(JSON.stringify({ id: 7, label: body.label, reason: body.reason, version: 1, decided_by: 'me', decided_at: '2026-01-01T00:00:00Z' }), { status: 201 })
+    }
+    return new Response(JSON.stringify(queue), { status: 200 })
+  })
+}
+
+const key = (k, target = window) => target.dispatchEvent(new KeyboardEvent('keydown', { key: k, bubbles: true, cancelable: true }))
+const current = (w) => w.find('[data-testid=adj-item]').attributes('data-key')
+
+afterEach(() => vi.unstubAllGlobals())
+
+describe('Adjudicate keyboard', () => {
+  it('moves with j / k, picks with a label key, confirms with Enter in the reason box', async () => {
+    const posts = []
+    vi.stubGlobal('fetch', serve(posts))
+    const w = mount(Adjudicate, { props: { project: { id: 5 } }, attachTo: document.body })
+    await flushPromises()
+    expect(current(w)).toBe('qa:1')
+    key('j'); await flushPromises()
+    expect(current(w)).toBe('qa:2')
+    key('k'); await flushPromises()
+    expect(current(w)).toBe('qa:1')
+    const typedIntoBox = !key('n') // the event was cancelled: "n" does not land in the reason box
+    await flushPromises()
+    expect(typedIntoBox).toBe(true)
+    const box = w.find('[data-testid=reason]')
+    expect(document.activeElement).toBe(box.element)
+    expect(box.element.value).toBe('')
+    expect(w.find('button.on[data-label=not_supported]').exists()).toBe(true)
+    // a label key typed inside the box is text, not a shortcut
+    key('s', box.element); await flushPromises()
+    expect(w.find('button.on[data-label=not_supported]').exists()).toBe(true)
+    await box.setValue('the source says otherwise')
+    key('Enter', box.element); await flushPromises()
+    expect(posts).toEqual([{ level: 'qa', item_id: 1, label: 'not_supported', reason: 'the source says otherwise' }])
+    expect(w.findAll('[data-testid=queue-decided]').map((d) => d.text())).toEqual(['→ not_supported'])
+    expect(current(w)).toBe('qa:2') // the next open item
+    w.unmount()
+  })
+
+  it('refuses to confirm without a reason, and sends the aspect of a pairwise item', async () => {
+    const posts = []
+    vi.stubGlobal('fetch', serve(posts))
+    const w = mount(Adjudicate, { props: { project: { id: 5 } }, attachTo: document.body })
+    await flushPromises()
+    key('j'); key('j'); await flushPromises()
+    expect(current(w)).toBe('pairwise:9:consistency')
+    key('3'); await flushPromises()
+    key('Enter', w.find('[data-testid=reason]').element); await flushPromises()
+    expect(posts).toEqual([])
+    expect(w.find('[data-testid=error]').text()).toContain('Say why')
+    await w.find('[data-testid=reason]').setValue('equal')
+    key('Enter', w.find('[data-testid=reason]').element); await flushPromises()
+    expect(posts).toEqual([{ level: 'pairwise', item_id: 9, aspect: 'consistency', label: '3', reason: 'equal' }])
+    w.unmount()
+  })
+})
