@@ -10,7 +10,7 @@
 """
 from annotation_tasks.models.adjudication import AdjudicatedLabel
 from annotation_tasks.models.campaigns import Campaign, CampaignLabel
-from annotation_tasks.models.content import QA, AnswerSpan, AtomicFact, Predicate, Response, Source
+from annotation_tasks.models.content import QA, AnswerSpan, AtomicFact, Predicate, QAEdit, Response, Source
 from annotation_tasks.models.labels import FactLabel, GoldLabel, PairwisePreference, QALabel, SpanLabel
 from annotation_tasks.models.projects import Job, Project, ProjectMembership
 from annotation_tasks.models.scores import ItemScore, KnowledgeSource, Passage, RetrievedPassage
@@ -43,6 +43,7 @@ __all__ = [
     "Project",
     "ProjectMembership",
     "QA",
+    "QAEdit",
     "QALabel",
     "QualityDecision",
     "Response",

@@ -5,6 +5,7 @@ half-open [start, end) as in the QASemConsistency release.
 """
 from __future__ import annotations
 
+from django.conf import settings
 from django.db import models
 from django.db.models import F, Q
 
@@ -105,6 +106,9 @@ class QA(models.Model):
     origin = models.CharField(max_length=10, choices=Origin.choices, default=Origin.PARSER)
     validity = models.CharField(max_length=10, choices=Validity.choices, default=Validity.UNKNOWN)
     edited = models.BooleanField(default=False, help_text="Changed by a person; parsing never replaces it.")
+    confidence = models.FloatField(
+        null=True, blank=True, help_text="The parser's estimate (0..1) that the QA is right; null: imported or human."
+    )
     metadata = models.JSONField(default=dict, blank=True)
     order = models.PositiveIntegerField(default=0)
 
@@ -113,6 +117,21 @@ class QA(models.Model):
         constraints = [
             models.CheckConstraint(condition=Q(answer_end__gt=F("answer_start")), name="qa_answer_span_nonempty"),
         ]
+
+
+class QAEdit(models.Model):
+    """One correction of a QA by an expert (question and/or answer span), with what it was before: the QA row
+    holds what workers see now, the first edit's `before` is the parser's (or the import's) original."""
+
+    qa = models.ForeignKey(QA, on_delete=models.CASCADE, related_name="edits")
+    editor = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
+    before = models.JSONField(help_text="question, answer, answer_start, answer_end before this edit")
+    after = models.JSONField(help_text="the same fields after it")
+    reason = models.CharField(max_length=500, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["qa_id", "created_at", "id"]
 
 
 class AnswerSpan(models.Model):
@@ -147,6 +166,9 @@ class AtomicFact(models.Model):
     edited_from = models.ManyToManyField("self", symmetrical=False, related_name="edited_into", blank=True)
     created_by_assignment = models.ForeignKey(
         "annotation_tasks.Assignment", null=True, blank=True, on_delete=models.CASCADE, related_name="created_facts"
+    )
+    confidence = models.FloatField(
+        null=True, blank=True, help_text="The splitter's estimate (0..1) that the fact is right; null: not a model fact."
     )
     order = models.PositiveIntegerField(default=0)
 

@@ -22,12 +22,33 @@ def default_protocol() -> list[str]:
     return list(DEFAULT_PROTOCOL)
 
 
+def default_parse_policy() -> dict:
+    """Precision-first (parser.policy says why); checked by parser.policy.ParsePolicy.from_dict."""
+    from parser.policy import DEFAULT_POLICY
+
+    return {k: list(v) if isinstance(v, list) else v for k, v in DEFAULT_POLICY.items()}
+
+
+def default_unit_caps() -> dict:
+    """Items per unit a worker can finish: see annotation_tasks.services.units.DEFAULT_CAPS."""
+    from annotation_tasks.services.units import DEFAULT_CAPS
+
+    return dict(DEFAULT_CAPS)
+
+
 class Project(models.Model):
     name = models.CharField(max_length=200, unique=True)
     description = models.TextField(blank=True)
     protocol = models.JSONField(default=default_protocol, help_text="Ordered list of Protocol values.")
     annotations_per_item = models.PositiveSmallIntegerField(default=3)
     instructions = models.TextField(blank=True)
+    parse_policy = models.JSONField(
+        default=default_parse_policy, blank=True,
+        help_text="Which parser QAs are kept: kinds, min_confidence, max_qas_per_predicate, min_fact_confidence.",
+    )
+    unit_caps = models.JSONField(
+        default=default_unit_caps, blank=True, help_text="At most this many spans / qas / facts per unit."
+    )
     members = models.ManyToManyField(
         settings.AUTH_USER_MODEL, through="ProjectMembership", related_name="factcrowd_projects", blank=True
     )

@@ -122,6 +122,11 @@ class UnitResponse(models.Model):
     unit = models.ForeignKey(Unit, on_delete=models.CASCADE, related_name="unit_responses")
     response = models.ForeignKey(Response, on_delete=models.CASCADE, related_name="unit_responses")
     position = models.PositiveSmallIntegerField(default=0)
+    items = models.JSONField(
+        null=True, blank=True,
+        help_text="A slice of the response (a response over the project's unit caps is split across units): "
+        '{"part": k, "parts": n, "spans": [ids], "qas": [ids], "facts": [ids]}; null: all its items.',
+    )
 
     class Meta:
         ordering = ["unit_id", "position"]
