@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from annotation_tasks.markup import render_markdown
 from annotation_tasks.models import Response, Unit
 from annotation_tasks.protocols.base import Shown
 from annotation_tasks.protocols.registry import UnknownProtocol, get_protocol
@@ -55,7 +56,8 @@ def build(unit: Unit, assignment_part: dict[str, Any]) -> tuple[dict[str, Any], 
     project, source = unit.project, unit.source
     data = {
         "assignment": assignment_part,
-        "project": {"name": project.name, "instructions": project.instructions, "protocol": list(project.protocol or [])},
+        "project": {"name": project.name, "instructions": project.instructions,
+                    "instructions_html": render_markdown(project.instructions), "protocol": list(project.protocol or [])},
         "source": {"id": source.pk, "text": source.text, "passages": list(source.passages or []), "question": source.question},
         "responses": responses,
         "plan": protocol.plan(unit, responses) if protocol else [],
