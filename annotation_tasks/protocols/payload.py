@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from annotation_tasks.markup import render_markdown
-from annotation_tasks.models import Response, Unit
+from annotation_tasks.models import Response, Unit, UnitResponse
 from annotation_tasks.protocols.base import Shown
 from annotation_tasks.protocols.registry import UnknownProtocol, get_protocol
 
@@ -17,6 +17,36 @@ from annotation_tasks.protocols.registry import UnknownProtocol, get_protocol
 def unit_responses(unit: Unit) -> list[Response]:
     """The unit's responses in display order (A, B, ...)."""
     return list(Response.objects.filter(unit_responses__unit=unit).order_by("unit_responses__position", "id"))
+
+
+def unit_slices(unit: Unit) -> dict[int, dict | None]:
+    """{response id: the slice of its items this unit covers, or None for all} (services.units splits a
+    response over the project's unit caps across units)."""
+    return dict(UnitResponse.objects.filter(unit=unit).values_list("response_id", "items"))
+
+
+def restrict(items: dict[str, list[dict]], shown: Shown, piece: dict | None) -> dict[str, list[dict]]:
+    """Only the slice's items (and what they need: a kept span lists only kept QAs, predicates of kept QAs);
+    `shown` loses the rest too, so a submission may label only the slice."""
+    if piece is None:
+        return items
+    keep = {kind: set(piece.get(kind) or []) for kind in ("spans", "qas", "facts")}
+    out = dict(items)
+    if "qas" in items:
+        out["qas"] = [q for q in items["qas"] if q["id"] in keep["qas"]]
+        predicate_ids = {q["predicate_id"] for q in out["qas"]}
+        out["predicates"] = [p for p in items.get("predicates", []) if p["id"] in predicate_ids]
+    if "spans" in items:
+        out["spans"] = [
+            {**s, "qa_ids": [q for q in s.get("qa_ids", []) if q in keep["qas"]]}
+            for s in items["spans"] if s["id"] in keep["spans"]
+        ]
+    if "facts" in items:
+        out["facts"] = [f for f in items["facts"] if f["id"] in keep["facts"]]
+    shown.spans[:] = [i for i in shown.spans if i in keep["spans"]]
+    shown.qas[:] = [i for i in shown.qas if i in keep["qas"]]
+    shown.facts[:] = [i for i in shown.facts if i in keep["facts"]]
+    return out
 
 
 def response_label(index: int) -> str:
@@ -49,9 +79,14 @@ def build(unit: Unit, assignment_part: dict[str, Any]) -> tuple[dict[str, Any], 
         protocol = None
     shown = Shown()
     responses = []
+    slices = unit_slices(unit)
     for i, response in enumerate(unit_responses(unit)):
-        items = protocol.response_items(response, shown) if protocol else {}
+        mine = Shown()
+        items = restrict(protocol.response_items(response, mine), mine, slices.get(response.pk)) if protocol else {}
         responses.append(_response(response, response_label(i), items))
+        shown.spans.extend(mine.spans)
+        shown.qas.extend(mine.qas)
+        shown.facts.extend(mine.facts)
         shown.responses.append(response.pk)
     project, source = unit.project, unit.source
     data = {

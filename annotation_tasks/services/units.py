@@ -3,10 +3,24 @@
 Units point at responses, not at QAs: which QAs a worker sees is decided when the unit is served
 (annotation_tasks.protocols.qasem.crowd_qas), so QAs an expert marks invalid after composition still never
 reach the crowd.
+
+Units a worker can finish: a unit shows at most the project's `unit_caps` spans, QAs and facts (DEFAULT_CAPS).
+A source over them is split: its responses go to units of their own, and a response still over them is cut
+into slices of whole sentences (a sentence over the caps alone is cut between its spans); a span goes with its
+QAs. The UnitResponse of a slice lists the item ids it covers (`items`); the payload shows only those, labels
+stay per item, so the parts' labels join in reports as if one unit had held them. The slices of a response
+partition the items it shows at composition time.
+
+DEFAULT_CAPS, from the QASemConsistency release (one summary per HIT; dev: median 8 QAs / 4 spans per
+summary, 90th percentile 24.6 / 14.6, max 44 / 34): 20 QAs and 12 spans keep ~85% of the paper's HITs whole
+and cut only its long tail. Facts: FActScore's labeled bios have a median of 27 (InstructGPT) and 36
+(ChatGPT) model facts; 30 keeps a typical bio whole and halves the longest.
 """
 from __future__ import annotations
 
-from collections.abc import Iterable
+import bisect
+from collections.abc import Iterable, Mapping
+from typing import Any
 
 from django.db import transaction
 from django.db.models import Q
@@ -14,6 +28,137 @@ from django.db.models import Q
 from annotation_tasks.models import Batch, GoldLabel, Project, Source, Unit, UnitResponse
 from annotation_tasks.models.projects import Protocol
 from annotation_tasks.protocols import get_protocol
+from annotation_tasks.protocols.base import Shown
+
+DEFAULT_CAPS: dict[str, int] = {"spans": 12, "qas": 20, "facts": 30}
+ITEM_KINDS = tuple(DEFAULT_CAPS)
+
+
+class CapsError(ValueError):
+    def __init__(self, field: str, message: str) -> None:
+        self.field = field
+        super().__init__(f"{field}: {message}")
+
+
+def check_caps(data: Any, path: str = "unit_caps") -> dict[str, int]:
+    """Caps from JSON (missing kinds take the default); CapsError names the bad field."""
+    if data is None:
+        return dict(DEFAULT_CAPS)
+    if not isinstance(data, Mapping):
+        raise CapsError(path, "must be an object")
+    out = dict(DEFAULT_CAPS)
+    for key, value in data.items():
+        if key not in DEFAULT_CAPS:
+            raise CapsError(f"{path}.{key}", f"unknown item kind (known: {', '.join(ITEM_KINDS)})")
+        if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= 1000:
+            raise CapsError(f"{path}.{key}", "must be an integer from 1 to 1000")
+        out[key] = value
+    return out
+
+
+def project_caps(project: Project) -> dict[str, int]:
+    try:
+        return check_caps(project.unit_caps or None)
+    except CapsError:  # a bad row written around the API: the defaults, rather than no units
+        return dict(DEFAULT_CAPS)
+
+
+def _fits(counts: Mapping[str, int], caps: Mapping[str, int]) -> bool:
+    return all(counts.get(k, 0) <= caps[k] for k in ITEM_KINDS)
+
+
+def _add(a: Mapping[str, int], b: Mapping[str, int]) -> dict[str, int]:
+    return {k: a.get(k, 0) + b.get(k, 0) for k in ITEM_KINDS}
+
+
+def _atoms(response, items: Mapping[str, list[dict]]) -> list[tuple[int, dict[str, list[int]]]]:
+    """What cannot be cut, in reading order, each with its sentence: a span with its QAs, a QA of no span,
+    a fact."""
+    starts = [s.get("start", 0) for s in (response.sentences or [])]
+
+    def sentence_of(token: int) -> int:
+        return max(bisect.bisect_right(starts, token) - 1, 0)
+
+    atoms: list[tuple[int, int, dict[str, list[int]]]] = []
+    qa_rows = {q["id"]: q for q in items.get("qas", [])}
+    placed: set[int] = set()
+    for span in items.get("spans", []):
+        qas = [q for q in span.get("qa_ids", []) if q in qa_rows and q not in placed]
+        placed.update(qas)
+        atoms.append((sentence_of(span["start"]), span["start"], {"spans": [span["id"]], "qas": qas, "facts": []}))
+    for qa in items.get("qas", []):
+        if qa["id"] not in placed:
+            atoms.append((sentence_of(qa["answer_start"]), qa["answer_start"],
+                          {"spans": [], "qas": [qa["id"]], "facts": []}))
+    for i, fact in enumerate(items.get("facts", [])):
+        atoms.append((fact.get("sentence_index", 0), i, {"spans": [], "qas": [], "facts": [fact["id"]]}))
+    atoms.sort(key=lambda a: (a[0], a[1]))
+    return [(sentence, ids) for sentence, _, ids in atoms]
+
+
+def _counts(ids: Mapping[str, list[int]]) -> dict[str, int]:
+    return {k: len(ids.get(k, [])) for k in ITEM_KINDS}
+
+
+def response_slices(response, items: Mapping[str, list[dict]], caps: Mapping[str, int]) -> list[dict[str, Any]]:
+    """The response's items cut into slices under `caps`: whole sentences while they fit, else atoms."""
+    groups: list[list[dict[str, list[int]]]] = []  # atoms per sentence, in order
+    last = None
+    for sentence, ids in _atoms(response, items):
+        if sentence != last:
+            groups.append([])
+            last = sentence
+        groups[-1].append(ids)
+    slices: list[dict[str, list[int]]] = []
+    current: dict[str, list[int]] = {k: [] for k in ITEM_KINDS}
+
+    def take(ids: Mapping[str, list[int]]) -> None:
+        nonlocal current
+        if any(current.values()) and not _fits(_add(_counts(current), _counts(ids)), caps):
+            slices.append(current)
+            current = {k: [] for k in ITEM_KINDS}
+        for k in ITEM_KINDS:
+            current[k].extend(ids.get(k, []))
+
+    for group in groups:
+        merged = {k: [i for ids in group for i in ids[k]] for k in ITEM_KINDS}
+        if _fits(_counts(merged), caps):
+            take(merged)
+        else:  # one sentence over the caps: cut between its atoms
+            for ids in group:
+                take(ids)
+    if any(current.values()) or not slices:
+        slices.append(current)
+    return [{"part": i, "parts": len(slices), **ids} for i, ids in enumerate(slices)]
+
+
+def _pieces(source: Source, protocol, caps: Mapping[str, int]) -> list[tuple[int, dict | None, dict[str, int]]]:
+    """(response id, slice or None for the whole response, item counts) for a source's responses in id order."""
+    out: list[tuple[int, dict | None, dict[str, int]]] = []
+    for response in sorted(source.responses.all(), key=lambda r: r.pk):
+        items = protocol.response_items(response, Shown())
+        counts = {k: len(items.get(k, [])) for k in ITEM_KINDS}
+        if _fits(counts, caps):
+            out.append((response.pk, None, counts))
+        else:
+            out.extend((response.pk, s, _counts(s)) for s in response_slices(response, items, caps))
+    return out
+
+
+def pack_units(pieces: list[tuple[int, dict | None, dict[str, int]]],
+               caps: Mapping[str, int]) -> list[list[tuple[int, dict | None]]]:
+    """Consecutive pieces share a unit while their totals fit and no response repeats (a source that fits is
+    one unit, as before caps existed)."""
+    units: list[list[tuple[int, dict | None]]] = []
+    totals: dict[str, int] = {}
+    for rid, piece, counts in pieces:
+        if units and _fits(_add(totals, counts), caps) and all(r != rid for r, _ in units[-1]):
+            units[-1].append((rid, piece))
+            totals = _add(totals, counts)
+        else:
+            units.append([(rid, piece)])
+            totals = dict(counts)
+    return units
 
 
 def crowd_mode(project: Project) -> str:
@@ -21,10 +166,16 @@ def crowd_mode(project: Project) -> str:
     return Unit.Mode.FACTSCORE if project.has_step(Protocol.FACT_LABELING) else Unit.Mode.QASEM
 
 
-def _has_gold(response_ids: list[int]) -> bool:
-    return GoldLabel.objects.filter(
-        Q(span__response_id__in=response_ids) | Q(qa__response_id__in=response_ids) | Q(fact__response_id__in=response_ids)
-    ).exists()
+def _has_gold(members: list[tuple[int, dict | None]]) -> bool:
+    """Whether any item the unit shows has a gold label (a slice: only its own items)."""
+    whole = [rid for rid, piece in members if piece is None]
+    sliced = [piece for _, piece in members if piece is not None]
+    q = Q(span__response_id__in=whole) | Q(qa__response_id__in=whole) | Q(fact__response_id__in=whole)
+    for field, kind in (("span_id", "spans"), ("qa_id", "qas"), ("fact_id", "facts")):
+        ids = [i for piece in sliced for i in piece.get(kind, [])]
+        if ids:
+            q |= Q(**{f"{field}__in": ids})
+    return GoldLabel.objects.filter(q).exists()
 
 
 @transaction.atomic
@@ -35,7 +186,8 @@ def compose_units(
     mode: str | None = None,
     assignments_wanted: int | None = None,
 ) -> list[Unit]:
-    """Create one unit per source (with all its responses, in id order) in `batch`.
+    """Create one unit per source (with all its responses, in id order) in `batch`, or several when the
+    source is over the project's unit caps (see the module docstring).
 
     Idempotent: a source that already has a unit of this mode in the batch is skipped, so re-running after
     importing more items only adds the new ones. Returns the units created.
@@ -48,6 +200,7 @@ def compose_units(
         pk__in=[s.pk for s in sources], project=project
     )
     done = set(Unit.objects.filter(batch=batch, mode=mode).values_list("source_id", flat=True))
+    caps = project_caps(project)
     created: list[Unit] = []
     for source in qs.order_by("id").prefetch_related("responses"):
         if source.pk in done:
@@ -55,18 +208,16 @@ def compose_units(
         response_ids = [r.pk for r in sorted(source.responses.all(), key=lambda r: r.pk)]
         if not response_ids:
             continue
-        unit = Unit.objects.create(
-            project=project,
-            batch=batch,
-            source=source,
-            mode=mode,
-            assignments_wanted=wanted,
-            is_gold=not protocol.expert_step and _has_gold(response_ids),
-        )
-        UnitResponse.objects.bulk_create(
-            [UnitResponse(unit=unit, response_id=rid, position=i) for i, rid in enumerate(response_ids)]
-        )
-        created.append(unit)
+        for members in pack_units(_pieces(source, protocol, caps), caps):
+            unit = Unit.objects.create(
+                project=project, batch=batch, source=source, mode=mode, assignments_wanted=wanted,
+                is_gold=not protocol.expert_step and _has_gold(members),
+            )
+            UnitResponse.objects.bulk_create(
+                [UnitResponse(unit=unit, response_id=rid, position=i, items=piece)
+                 for i, (rid, piece) in enumerate(members)]
+            )
+            created.append(unit)
     return created
 
 
