@@ -107,6 +107,8 @@ def is_known_verb(stem: str) -> bool:
 def verb_stem(form: str, tag: str = "") -> str:
     """The stem of an inflected verb form; `tag` (Penn) breaks ties such as 'saw' (see/saw) or 'found'.
 
+    When several verbs have the form in the tag's slot ('went': go, and the dialect verb gan), the one CatVar
+    counts most often wins: the wiktionary file is alphabetical, so its first stem is no better than any.
     spaCy's lemmatizer is not used: it costs a fifth of the pipeline and has oddities (gutted -> gutte).
     """
     word = form.lower()
@@ -116,12 +118,16 @@ def verb_stem(form: str, tag: str = "") -> str:
         if len(stems) > 1 and tag:
             by_stem = _inflection_table()[0]
             wanted = {"VBD": "past", "VBN": "past_participle", "VBG": "present_participle", "VBZ": "present3"}.get(tag)
-            for stem in stems:
-                forms = by_stem.get(stem)
-                if forms and (getattr(forms, wanted) == word if wanted else forms.stem == word):
-                    return stem
+            fitting = [s for s in stems if (f := by_stem.get(s)) and (getattr(f, wanted) == word if wanted else f.stem == word)]
+            if fitting:
+                counts = _verb_counts()
+                return max(fitting, key=lambda s: counts.get(s, 0))
         return stems[0]
-    # Unknown form: undo regular morphology.
+    return _regular_stem(word, by_form)
+
+
+def _regular_stem(word: str, by_form: dict[str, tuple[str, ...]]) -> str:
+    """Undo regular morphology for a form the table does not know."""
     for suffix, repl in (("ying", "y"), ("ies", "y"), ("ied", "y"), ("ing", ""), ("ed", ""), ("es", ""), ("s", "")):
         if word.endswith(suffix) and len(word) > len(suffix) + 2:
             base = word[: -len(suffix)] + repl
@@ -138,30 +144,63 @@ def verb_stem(form: str, tag: str = "") -> str:
 # ---------------------------------------------------------------------------------------------- nominalizations
 
 
-@cache
-def _catvar_noun_to_verb() -> dict[str, str]:
-    """CatVar 2.1 clusters: each noun maps to the most frequent verb of its cluster."""
-    table: dict[str, tuple[int, str]] = {}
+def _catvar_clusters() -> list[tuple[list[str], dict[str, int]]]:
+    """CatVar 2.1 clusters: (nouns, verb -> corpus count)."""
+    clusters = []
     path = resources_dir() / "catvar" / "catvar21.signed"
     with path.open(encoding="utf-8", errors="replace") as handle:
         for line in handle:
             nouns: list[str] = []
-            best_verb, best_count = "", -1
+            verbs: dict[str, int] = {}
             for entry in line.strip().split("#"):
                 word, _, rest = entry.partition("_")
                 pos, _, count = rest.partition("%")
                 if pos == "N":
                     nouns.append(word.lower())
                 elif pos == "V":
-                    n = int(count) if count.isdigit() else 0
-                    if n > best_count:
-                        best_verb, best_count = word.lower(), n
-            if not best_verb:
-                continue
-            for noun in nouns:
-                if noun not in table or table[noun][0] < best_count:
-                    table[noun] = (best_count, best_verb)
-    return {noun: verb for noun, (_, verb) in table.items()}
+                    verbs[word.lower()] = max(verbs.get(word.lower(), 0), int(count) if count.isdigit() else 0)
+            if verbs:
+                clusters.append((nouns, verbs))
+    return clusters
+
+
+@cache
+def _verb_counts() -> dict[str, int]:
+    """How often CatVar counts each verb (its highest count over clusters)."""
+    counts: dict[str, int] = {}
+    for _, verbs in _catvar_clusters():
+        for verb, n in verbs.items():
+            counts[verb] = max(counts.get(verb, 0), n)
+    return counts
+
+
+def _shared_prefix(a: str, b: str) -> int:
+    n = 0
+    for x, y in zip(a, b, strict=False):
+        if x != y:
+            break
+        n += 1
+    return n
+
+
+@cache
+def _catvar_noun_to_verb() -> dict[str, str]:
+    """Each CatVar noun -> the verb of its cluster it is built on: the longest shared prefix, then the most frequent.
+
+    A cluster gathers a whole family (commit, commission, commitment, committee): the most frequent verb alone
+    would make 'commitments' a nominalization of 'commission'. Rare verbs (under a tenth of the cluster's most
+    frequent) are passed over, or 'destruction' would come from 'destruct' rather than 'destroy'.
+    """
+    table: dict[str, tuple[int, int, str]] = {}
+    for nouns, verbs in _catvar_clusters():
+        top = max(verbs.values())
+        common = {v: n for v, n in verbs.items() if n * 10 >= top} or verbs
+        for noun in nouns:
+            verb, count = max(common.items(), key=lambda kv: (_shared_prefix(noun, kv[0]), kv[1]))
+            rank = (_shared_prefix(noun, verb), count)
+            if noun not in table or table[noun][:2] < rank:
+                table[noun] = (*rank, verb)
+    return {noun: verb for noun, (_, _, verb) in table.items()}
 
 
 @cache
@@ -206,4 +245,5 @@ def warm() -> None:
     """Load every table now (workers and benchmarks: the first parse should not pay for it)."""
     _inflection_table()
     _catvar_noun_to_verb()
+    _verb_counts()
     _pairs_noun_to_verb()

@@ -38,6 +38,8 @@ class Arg:
     head: SpacyToken | None = None
     wh: str = ""
     prep: str = EMPTY_PREP
+    rule: str = ""  # which rule found it (nominal arguments: features of the trained scorer)
+    mention: tuple[int, int] | None = None  # another mention answering the same question (the pronoun resolved)
 
 
 def governor(v: SpacyToken) -> SpacyToken | None:

@@ -8,20 +8,17 @@ download. Features are strings, so the same function serves training and parsing
 """
 from __future__ import annotations
 
-import json
-import math
 from dataclasses import dataclass
-from functools import cache
-from pathlib import Path
 
 from spacy.tokens import Token as SpacyToken
 
 from parser import lexicon
 from parser.embedded import words as W
+from parser.embedded.linear import DATA_DIR, LinearModel, ModelUnavailable, load_linear
 from parser.embedded.syntax import NOUN_TAGS, PROPER_TAGS
 from parser.embedded.wordclass import is_person
 
-MODEL_PATH = Path(__file__).resolve().parent.parent / "data" / "nominal_detector.json"
+MODEL_PATH = DATA_DIR / "nominal_detector.json"
 FEATURE_VERSION = 1
 _CONTEXT_DEPS = frozenset({"det", "poss", "amod", "compound", "nummod", "acl", "relcl", "prep", "appos", "conj", "nmod"})
 
@@ -91,34 +88,26 @@ def features(tok: SpacyToken, verb: str) -> list[str]:
 
 @dataclass(frozen=True)
 class NominalDetector:
-    """Logistic regression weights over feature strings, and the threshold above which a noun is an event."""
+    """The trained model and the threshold above which a candidate noun is an event."""
 
-    weights: dict[str, float]
-    intercept: float
-    threshold: float
+    model: LinearModel
+
+    @property
+    def threshold(self) -> float:
+        return self.model.threshold
+
+    @property
+    def weights(self) -> dict[str, float]:
+        return self.model.weights
 
     def probability(self, tok: SpacyToken, verb: str) -> float:
         """P(eventive) of a candidate noun."""
-        w = self.weights
-        z = self.intercept + sum(w.get(f, 0.0) for f in features(tok, verb))
-        return 1.0 / (1.0 + math.exp(-z)) if z > -30 else 0.0
+        return self.model.probability(features(tok, verb))
 
 
-class DetectorUnavailable(RuntimeError):
-    """The trained artefact is missing or not of this code's feature version."""
+DetectorUnavailable = ModelUnavailable
 
 
-@cache
 def load_detector(path: str | None = None) -> NominalDetector:
     """The detector in `path` (default: the versioned artefact), read once per process."""
-    target = Path(path) if path else MODEL_PATH
-    try:
-        data = json.loads(target.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
-        raise DetectorUnavailable(f"cannot read the nominal detector {target}: {exc}") from exc
-    if data.get("feature_version") != FEATURE_VERSION:
-        raise DetectorUnavailable(
-            f"{target} has feature version {data.get('feature_version')}, the code {FEATURE_VERSION}: retrain it"
-        )
-    return NominalDetector({str(k): float(v) for k, v in data["weights"].items()}, float(data["intercept"]),
-                           float(data["threshold"]))
+    return NominalDetector(load_linear(str(path or MODEL_PATH), FEATURE_VERSION))

@@ -24,6 +24,7 @@ from parser.embedded.arguments import (
     prep_argument,
 )
 from parser.embedded.detector import candidate_verb, load_detector
+from parser.embedded.linear import DATA_DIR, LinearModel, load_linear
 from parser.embedded.questions import VerbInfo, add_qas, make_question
 from parser.embedded.syntax import (
     NOUN_TAGS,
@@ -39,6 +40,9 @@ from parser.embedded.wordclass import core_wh, filler, is_person, is_time
 from parser.types import PredicateFrame
 
 AGENT_SUFFIXES = ("er", "or", "ist", "ant", "ent", "eer")
+ARGUMENT_FEATURE_VERSION = 1
+ARGUMENT_MODEL_PATH = DATA_DIR / "nominal_arguments.json"
+TIME_ADJECTIVES = frozenset("early earlier late later recent previous former initial final first last next".split())
 CLAUSE_ADJUNCT_WH = frozenset({"when", "where", "why", "how", "how long"})
 Question = tuple[tuple[str, ...] | None, Arg]
 
@@ -83,57 +87,88 @@ class NounArgs:
         if c.tag_ == "PRP$":  # QANom answers name the antecedent ("his return" -> Dürer), not the pronoun
             found = antecedent(c)
             if found is not None:
-                self.agent = Arg("agent", found[0], found[1], core_wh(found[1]))
+                self.agent = Arg("agent", found[0], found[1], core_wh(found[1]), rule="poss_pronoun",
+                                 mention=(c.i, c.i + 1))
         else:
-            self.agent = Arg("agent", subtree_span(c), c, core_wh(c))
+            self.agent = Arg("agent", subtree_span(c), c, core_wh(c), rule="poss")
 
     def compound(self, c: SpacyToken) -> None:
         if c.tag_ not in NOUN_TAGS | PROPER_TAGS | {"CD"}:
             return
         span = (c.left_edge.i, c.i + 1)
         if is_time(c):  # "the November elections", "2013 elections"
-            self.adjuncts.append(Arg("adj", span, c, "when"))
+            self.adjuncts.append(Arg("adj", span, c, "when", rule="compound_time"))
         elif c.tag_ == "CD" or c.dep_ == "nmod" and c.tag_ not in PROPER_TAGS:
             return
         elif is_person(c) and self.agent is None:
-            self.agent = Arg("agent", span, c, core_wh(c))
+            self.agent = Arg("agent", span, c, core_wh(c), rule="compound_person")
         elif self.theme is None:
-            self.theme = Arg("obj", span, c, core_wh(c))
+            self.theme = Arg("obj", span, c, core_wh(c), rule="compound")
 
     def clause(self, c: SpacyToken) -> None:
         if c.i > self.n.i and self.theme is None and any(
             g.dep_ == "aux" and g.lower_ == "to" or g.dep_ == "mark" and g.lower_ == "that" for g in c.children
         ):  # "his decision to resign", "the claim that prices rose"
-            self.theme = Arg("obj", subtree_span(c), c, "what")
+            self.theme = Arg("obj", subtree_span(c), c, "what", rule="clause_theme")
         elif c.dep_ == "acl" and c.tag_ == "VBN" and lexicon.verb_stem(c.lower_, c.tag_) in W.LIGHT_VERBS:
             # "damage caused by Katrina", "decisions made by parliament": the light verb's agent does the noun
             by = first_child(c, "agent")
             pobj = first_child(by, "pobj") if by is not None else None
             if pobj is not None and self.agent is None:
-                self.agent = Arg("agent", subtree_span(pobj), pobj, core_wh(pobj), "by")
+                self.agent = Arg("agent", subtree_span(pobj), pobj, core_wh(pobj), "by", rule="light_verb_by")
 
     def number(self, c: SpacyToken) -> None:
         if c.tag_ == "CD" and c.i < self.n.i:
-            self.adjuncts.append(Arg("adj", (c.left_edge.i, c.i + 1), c, "how much"))  # "five attempts"
+            self.adjuncts.append(Arg("adj", (c.left_edge.i, c.i + 1), c, "how much", rule="number"))  # "five attempts"
 
     def adjective(self, c: SpacyToken) -> None:
-        if (c.tag_ in {"JJ", "JJR", "JJS"} and c.i < self.n.i
-                and (not c.text[:1].isupper() or c.is_sent_start) and c.lower_ not in W.REFERENCE_ADJECTIVES):
-            self.adjuncts.append(Arg("adj", (c.left_edge.i, c.i + 1), c, "how"))  # "poor harvests"
+        if c.tag_ not in {"JJ", "JJR", "JJS"} or c.i > self.n.i:
+            return
+        span = (c.left_edge.i, c.i + 1)
+        if c.text[:1].isupper() and not c.is_sent_start:  # "the Soviet invasion": the nation does it
+            if self.agent is None:
+                self.agent = Arg("agent", span, c, "who", rule="adjective_proper")
+        elif c.lower_ in W.REFERENCE_ADJECTIVES:  # "his early commitment", "the first attempt"
+            wh = "when" if c.lower_ in TIME_ADJECTIVES else "how"
+            self.adjuncts.append(Arg("adj", span, c, wh, rule=f"adjective_reference_{wh}"))
+        else:
+            self.adjuncts.append(Arg("adj", span, c, "how", rule="adjective"))  # "poor harvests"
 
     def prep(self, c: SpacyToken) -> None:
         pobj = first_child(c, "pobj")
         if pobj is None:
             return
         prep = c.lower_
-        if prep == "of" and self.theme is None:
-            self.theme = Arg("obj", subtree_span(pobj), pobj, core_wh(pobj))
+        if prep == "of" and (self.theme is None or self.theme.rule == "compound"):  # of-phrases are surer themes
+            self.theme = Arg("obj", subtree_span(pobj), pobj, core_wh(pobj), rule="of")
         elif prep == "by":
-            self.agent = Arg("agent", subtree_span(pobj), pobj, core_wh(pobj), "by")
+            self.agent = Arg("agent", subtree_span(pobj), pobj, core_wh(pobj), "by", rule="by")
         else:
             arg = prep_argument(self.n, c)
             if arg is not None:
+                arg.rule = f"pp_{arg.kind}_{arg.wh}"
                 self.adjuncts.append(arg)
+
+    def verbal_object(self, c: SpacyToken) -> None:
+        """A noun parsed with a verb's dependents ("the killing civilians"): its object is the theme."""
+        if self.theme is None:
+            self.theme = Arg("obj", subtree_span(c), c, core_wh(c), rule=f"child_{c.dep_}")
+
+    def verbal_subject(self, c: SpacyToken) -> None:
+        if self.agent is None and c.i < self.n.i:
+            self.agent = Arg("agent", subtree_span(c), c, core_wh(c), rule="child_nsubj")
+
+    def around(self) -> None:
+        """The noun phrase the event noun modifies ("conference attendees", "skiers in the race") as its doer."""
+        n = self.n
+        head = n.head
+        if self.agent is not None or head is n:
+            return
+        if n.dep_ == "compound" and head.tag_ in NOUN_TAGS | PROPER_TAGS and head.i > n.i:
+            self.agent = Arg("agent", trim(n.doc, n.i + 1, head.i + 1), head, core_wh(head), rule="compound_head")
+        elif n.dep_ == "pobj" and head.dep_ == "prep" and head.head.tag_ in NOUN_TAGS | PROPER_TAGS:
+            noun = head.head
+            self.agent = Arg("agent", np_antecedent(noun, head), noun, core_wh(noun), rule=f"pp_head_{head.lower_}")
 
     def shared_from_conjuncts(self) -> None:
         """'the production and distribution of goods': conjuncts share the of-phrase and the possessor."""
@@ -146,9 +181,9 @@ class NounArgs:
                 if self.theme is None and c.dep_ == "prep" and c.lower_ == "of" and c.i > n.i:
                     pobj = first_child(c, "pobj")
                     if pobj is not None:
-                        self.theme = Arg("obj", subtree_span(pobj), pobj, core_wh(pobj))
+                        self.theme = Arg("obj", subtree_span(pobj), pobj, core_wh(pobj), rule="conj_of")
                 elif self.agent is None and c.dep_ == "poss" and c.tag_ != "PRP$" and c.i < n.i:
-                    self.agent = Arg("agent", subtree_span(c), c, core_wh(c))
+                    self.agent = Arg("agent", subtree_span(c), c, core_wh(c), rule="conj_poss")
 
 
 _HANDLERS: dict[str, Callable[[NounArgs, SpacyToken], None]] = {
@@ -160,6 +195,8 @@ _HANDLERS: dict[str, Callable[[NounArgs, SpacyToken], None]] = {
     "nummod": NounArgs.number,
     "amod": NounArgs.adjective,
     "prep": NounArgs.prep,
+    "dobj": NounArgs.verbal_object,
+    "nsubj": NounArgs.verbal_subject,
 }
 
 
@@ -167,13 +204,13 @@ def _agent_noun_referent(n: SpacyToken) -> Arg | None:
     """The named person an agent noun describes: its appositive, the name it is a title of, or its head."""
     for c in n.children:
         if c.dep_ == "appos" and c.tag_ in PROPER_TAGS:
-            return Arg("agent", subtree_span(c), c, "who")
+            return Arg("agent", subtree_span(c), c, "who", rule="agent_noun_appos")
     head = n.head
     if head is not n and head.tag_ in PROPER_TAGS:
         if n.dep_ == "compound":  # "head coach Monreal"
-            return Arg("agent", trim(n.doc, n.i + 1, head.i + 1), head, "who")
+            return Arg("agent", trim(n.doc, n.i + 1, head.i + 1), head, "who", rule="agent_noun_title")
         if n.dep_ == "appos":  # "Robert Adrain, editor of ..."
-            return Arg("agent", np_antecedent(head, n), head, "who")
+            return Arg("agent", np_antecedent(head, n), head, "who", rule="agent_noun_head")
     return None
 
 
@@ -182,17 +219,20 @@ def _as_agent_noun(found: NounArgs) -> None:
     and the doer is the name it stands next to ("coach Monreal", "the writer, Robert Adrain")."""
     agent = found.agent
     if agent is not None and found.theme is None and agent.kind == "agent" and agent.prep == EMPTY_PREP:
-        found.theme = Arg("obj", agent.span, agent.head, agent.wh)
+        found.theme = Arg("obj", agent.span, agent.head, agent.wh, rule="agent_noun_" + agent.rule)
     found.agent = _agent_noun_referent(found.n)
 
 
 def _clause_subject(n: SpacyToken, gov: SpacyToken) -> Arg | None:
     """The subject of the clause around the noun ("Israel conducted an investigation"), pronouns resolved."""
     subj = find_subject(gov)
+    mention = None
     if subj is not None and subj[1].tag_ == "PRP" and subj[1].lower_ in PRONOUN_PERSON:
-        subj = antecedent(subj[1]) or subj
+        resolved = antecedent(subj[1])
+        if resolved is not None:
+            mention, subj = subj[0], resolved
     if subj is not None and subj[0][0] < subj[0][1] and not (subj[0][0] <= n.i < subj[0][1]):
-        return Arg("agent", subj[0], subj[1], core_wh(subj[1]))
+        return Arg("agent", subj[0], subj[1], core_wh(subj[1]), rule="clause_subject", mention=mention)
     return None
 
 
@@ -202,15 +242,18 @@ def _clause_adjuncts(n: SpacyToken, gov: SpacyToken) -> list[Arg]:
     for c in gov.children:
         if c.dep_ == "prep" and not covers(c, n.i):
             arg = prep_argument(gov, c)
-            if arg is not None and arg.kind == "adj" and arg.wh in CLAUSE_ADJUNCT_WH:
+            if arg is not None and (arg.kind == "adj" and arg.wh in CLAUSE_ADJUNCT_WH or arg.kind == "prep"):
+                arg.rule = f"clause_pp_{arg.wh}" if arg.kind == "adj" else "clause_pp_core"
                 out.append(arg)
         elif c.dep_ == "npadvmod" and c.i != n.i:  # the clause's "already", "now" rarely answer (dev: 0.22)
             arg = adverbial_argument(c)
             if arg is not None and arg.wh == "when":
+                arg.rule = "clause_npadvmod"
                 out.append(arg)
         elif c.dep_ == "advcl" and not covers(c, n.i):
             arg = adverbial_clause(c)
             if arg is not None:
+                arg.rule = f"clause_advcl_{arg.wh}"
                 out.append(arg)
     return out
 
@@ -231,8 +274,20 @@ def nominal_arguments(n: SpacyToken, verb: str) -> NounArgs:
     if gov is not None:
         if found.agent is None and n.dep_ not in SUBJ_DEPS and (not agentive or n.dep_ in {"attr", "oprd"}):
             found.agent = _clause_subject(n, gov)
+        if found.theme is None and n.dep_ in {"pobj", "nsubj", "nsubjpass"}:
+            found.theme = _clause_object(n, gov)
         found.adjuncts.extend(_clause_adjuncts(n, gov))
+    if gov is None or found.agent is None:
+        found.around()
     return found
+
+
+def _clause_object(n: SpacyToken, gov: SpacyToken) -> Arg | None:
+    """The object of the clause the noun sits in ("obtained part of the collection at auction")."""
+    obj = first_child(gov, "dobj")
+    if obj is None or covers(obj, n.i):
+        return None
+    return Arg("obj", subtree_span(obj), obj, core_wh(obj), rule=f"clause_object_{n.dep_}")
 
 
 # ------------------------------------------------------------------------------------------------ questions
@@ -259,14 +314,64 @@ def nominal_questions(verb: str, found: NounArgs) -> list[Question]:
     return qas
 
 
+# ------------------------------------------------------------------------------------------------ scoring
+
+
+def _bucket(n: int) -> str:
+    return str(n) if n < 3 else "3-5" if n <= 5 else "6-10" if n <= 10 else "11+"
+
+
+def argument_features(n: SpacyToken, verb: str, arg: Arg, gov: SpacyToken | None) -> list[str]:
+    """Features of one candidate argument of an event noun: the rule that found it and its context."""
+    rule = arg.rule or arg.kind
+    feats = ["bias", f"rule={rule}", f"rule_wh={rule}:{arg.wh}", f"ndep={n.dep_}", f"rule_ndep={rule}:{n.dep_}",
+             f"ntag={n.tag_}", f"v={verb}", f"rule_v={rule}:{verb}"]
+    head = arg.head
+    if head is not None:
+        cls = "person" if is_person(head) else "time" if is_time(head) else "other"
+        feats += [f"htag={rule}:{head.tag_}", f"hdep={rule}:{head.dep_}", f"hclass={rule}:{cls}"]
+    gap = arg.span[0] - n.i if arg.span[0] > n.i else n.i - arg.span[1] + 1
+    side = "R" if arg.span[0] > n.i else "L"
+    feats += [f"dist={rule}:{side}{_bucket(gap)}", f"len={rule}:{_bucket(arg.span[1] - arg.span[0])}"]
+    if gov is not None:
+        gov_stem = lexicon.verb_stem(gov.lower_, gov.tag_)
+        feats += [f"gov={gov_stem}", f"rule_gov={rule}:{gov_stem}"]
+    det = first_child(n, "det")
+    feats.append(f"det={det.lower_ if det is not None else '-'}")
+    if arg.prep != EMPTY_PREP:
+        feats.append(f"prep={rule}:{arg.prep}")
+    return feats
+
+
+def argument_model() -> LinearModel:
+    """The trained scorer of nominal arguments (parser/training/train_nominal_arguments.py)."""
+    return load_linear(str(ARGUMENT_MODEL_PATH), ARGUMENT_FEATURE_VERSION)
+
+
+def scored_questions(n: SpacyToken, verb: str) -> list[tuple[tuple[str, ...] | None, Arg, list[str]]]:
+    """Every question the rules ask about an event noun, with its argument and that argument's features."""
+    gov = noun_governor(n)
+    return [(q, a, argument_features(n, verb, a, gov)) for q, a in nominal_questions(verb, nominal_arguments(n, verb))
+            if q is not None and not (a.span[0] <= n.i < a.span[1])]
+
+
 def nominal_frame(n: SpacyToken, verb: str, offset: int, sentence_index: int, confidence: float = 1.0) -> PredicateFrame:
     """QANom-style QAs for a deverbal noun: possessor / compound / 'by' as agent, 'of' as theme, adjunct PPs.
 
-    `confidence` is the detector's probability that the noun is an event (1.0 when the predicate was given).
+    `confidence` is the detector's probability that the noun is an event (1.0 when the predicate was given);
+    each argument the rules find is kept when the trained scorer's probability passes its threshold, and its QA's
+    confidence is the product of the two.
     """
     frame = PredicateFrame(n.i + offset, n.text, verb, "nominal", sentence_index, "NOUN", confidence=confidence)
-    questions = nominal_questions(verb, nominal_arguments(n, verb))
-    add_qas(frame.qas, [(q, a) for q, a in questions if not (a.span[0] <= n.i < a.span[1])], n.doc, offset)
-    for qa in frame.qas:
-        qa.confidence = confidence
+    model = argument_model()
+    for q, arg, feats in scored_questions(n, verb):
+        p = model.probability(feats)
+        if p < model.threshold:
+            continue
+        if arg.mention is not None and model.probability([*feats, "mention"]) < model.threshold:
+            arg.mention = None
+        before = len(frame.qas)
+        add_qas(frame.qas, [(q, arg)], n.doc, offset)
+        for qa in frame.qas[before:]:
+            qa.confidence = round(confidence * p, 4)
     return frame

@@ -122,11 +122,18 @@ def conjunct_spans(span: tuple[int, int], head: SpacyToken | None) -> list[tuple
     return out or [span]
 
 
+def answer_spans(arg: Arg) -> list[tuple[int, int]]:
+    """The answer spans of an argument: one per conjunct for core arguments and nominal adjunct PPs, and the
+    pronoun beside its antecedent (QANom answers list both mentions: "he ~!~ Adams")."""
+    spans = conjunct_spans(arg.span, arg.head) if arg.kind in SPLIT_KINDS or arg.rule.startswith("pp_adj") else [arg.span]
+    if arg.mention is not None and arg.mention not in spans:
+        spans.append(arg.mention)
+    return spans
+
+
 def split_conjuncts(qa: QAPair, arg: Arg, doc: Doc, offset: int) -> None:
-    """Answer a core question once per conjunct of a coordinated noun phrase."""
-    if arg.kind not in SPLIT_KINDS:
-        return
-    pieces = conjunct_spans(arg.span, arg.head)
+    """Answer a core question once per conjunct of a coordinated noun phrase (and per mention, see answer_spans)."""
+    pieces = answer_spans(arg)
     if len(pieces) > 1:
         text = doc_text(doc)
         qa.answers = [Answer(a + offset, b + offset, text[doc[a].idx : doc[b - 1].idx + len(doc[b - 1])]) for a, b in pieces]

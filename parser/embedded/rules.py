@@ -39,8 +39,10 @@ def frames_for(
                 frames.append(verbal_frame(tok, offset, sentence_index))
                 continue
         elif tag in VERB_TAGS and tok.dep_ not in AUX_DEPS and tok.is_alpha:
-            if lexicon.verb_stem(tok.lower_, tag) != "be":
-                frames.append(verbal_frame(tok, offset, sentence_index))
+            stem = lexicon.verb_stem(tok.lower_, tag)
+            if stem != "be":
+                if lexicon.is_known_verb(stem):  # else a noun or a name spaCy tagged as a verb ("Wales")
+                    frames.append(verbal_frame(tok, offset, sentence_index))
             elif copular:
                 frame = copular_frame(tok, offset, sentence_index)
                 if frame is not None:

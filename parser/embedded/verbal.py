@@ -41,7 +41,8 @@ def is_verbal_predicate(tok: SpacyToken) -> bool:
     """A verb that heads its own frame: not an auxiliary, not a form of 'be' (copular frames handle those)."""
     if tok.tag_ not in VERB_TAGS or tok.dep_ in AUX_DEPS or not tok.is_alpha:
         return False
-    return lexicon.verb_stem(tok.lower_, tok.tag_) != "be"
+    stem = lexicon.verb_stem(tok.lower_, tok.tag_)
+    return stem != "be" and lexicon.is_known_verb(stem)
 
 
 # ------------------------------------------------------------------------------------------------ conjugation

@@ -14,16 +14,12 @@ from __future__ import annotations
 import argparse
 import csv
 import json
-import sys
-from collections import Counter
 from pathlib import Path
 
 from parser import lexicon
 from parser.embedded import load_spacy
 from parser.embedded.detector import FEATURE_VERSION, MODEL_PATH, features
-
-C_GRID = (0.05, 0.1, 0.2, 0.5, 1.0)
-THRESHOLDS = tuple(round(0.2 + 0.01 * i, 2) for i in range(51))
+from parser.training.linear_fit import f1_of, fit
 
 
 def read_candidates(path: Path) -> tuple[dict[str, list[str]], dict[tuple[str, int], bool]]:
@@ -74,64 +70,16 @@ def load_examples(train: Path, cache: Path | None) -> list[dict]:
     return examples
 
 
-def _document(sid: str) -> str:
-    """The article a QANom sentence id belongs to (Wiki1k:wikinews:1767148:1:1 -> Wiki1k:wikinews:1767148)."""
-    return ":".join(sid.split(":")[:3])
-
-
 def train(examples: list[dict], min_count: int = 3, seed: int = 0) -> dict:
-    """Cross-validate C and the threshold, fit on all of train, and return the artefact as a dict."""
-    import numpy as np
-    import sklearn
-    from sklearn.feature_extraction import DictVectorizer
-    from sklearn.linear_model import LogisticRegression
-    from sklearn.model_selection import GroupKFold
-
-    counts = Counter(f for e in examples for f in set(e["features"]))
-    kept = [{f: 1.0 for f in e["features"] if counts[f] >= min_count} for e in examples]
-    y = np.array([e["label"] for e in examples], dtype=int)
-    groups = [_document(e["sid"]) for e in examples]
-    vec = DictVectorizer()
-    x = vec.fit_transform(kept)
-    folds = list(GroupKFold(n_splits=5).split(x, y, groups))
-    best = (-1.0, 0.0, 0.5)
-    cv: dict[str, dict[str, float]] = {}
-    for c in C_GRID:
-        oof = np.zeros(len(y))
-        for fit_idx, held_idx in folds:
-            model = LogisticRegression(C=c, max_iter=2000, random_state=seed).fit(x[fit_idx], y[fit_idx])
-            oof[held_idx] = model.predict_proba(x[held_idx])[:, 1]
-        scores = {t: _f1(y, oof >= t) for t in THRESHOLDS}
-        threshold = max(scores, key=lambda t: (scores[t], -abs(t - 0.5)))
-        cv[str(c)] = {"threshold": threshold, "f1": round(scores[threshold], 4)}
-        print(f"C={c}: CV F1 {scores[threshold]:.4f} at threshold {threshold}", file=sys.stderr)
-        if scores[threshold] > best[0]:
-            best = (scores[threshold], c, threshold)
-    f1, c, threshold = best
-    model = LogisticRegression(C=c, max_iter=2000, random_state=seed).fit(x, y)
-    weights = {name: round(float(w), 4) for name, w in zip(vec.get_feature_names_out(), model.coef_[0], strict=True)
-               if abs(w) >= 5e-4}
+    """Cross-validate C and the threshold (F1 over the candidates), fit on all of train: the artefact as a dict."""
+    fitted = fit(examples, f1_of, min_count=min_count, seed=seed)
     return {
         "feature_version": FEATURE_VERSION,
         "about": "P(eventive) of a QANom noun candidate: sigmoid(intercept + sum of the weights of its features)",
         "trained_on": "QANom annot.train.csv",
-        "examples": len(y),
-        "positives": int(y.sum()),
-        "C": c,
-        "threshold": threshold,
-        "cv_f1": round(f1, 4),
-        "cv": cv,
-        "sklearn": sklearn.__version__,
-        "intercept": round(float(model.intercept_[0]), 4),
-        "weights": dict(sorted(weights.items())),
+        **fitted,
+        "cv_f1": fitted["cv_objective"],
     }
-
-
-def _f1(y, predicted) -> float:
-    tp = int((predicted & (y == 1)).sum())
-    fp = int((predicted & (y == 0)).sum())
-    fn = int((~predicted & (y == 1)).sum())
-    return 2 * tp / (2 * tp + fp + fn) if tp else 0.0
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -73,3 +73,39 @@ def test_detection_beats_the_all_candidates_baseline_on_qanom_dev(embedded: Embe
     report = evaluation.evaluate_nominal(evaluation.load_qanom(shared_file("qanom", "annot.dev.csv")),
                                          embedded.parse_tokenized)
     assert report.predicates.f1 >= 0.80 > report.baseline_detection_f1, report.as_dict()
+
+
+def test_argument_scorer_artefact_and_training_command(tmp_path: Path) -> None:
+    from parser.embedded.nominal import ARGUMENT_FEATURE_VERSION, ARGUMENT_MODEL_PATH, argument_model
+    from parser.training.train_nominal_arguments import main as train_arguments
+
+    data = json.loads(ARGUMENT_MODEL_PATH.read_text())
+    assert data["feature_version"] == ARGUMENT_FEATURE_VERSION and len(ARGUMENT_MODEL_PATH.read_bytes()) < 400_000
+    assert argument_model().threshold == data["threshold"]
+    lines = shared_file("qanom", "annot.train.csv").read_text(encoding="utf-8").splitlines(keepends=True)
+    small = tmp_path / "annot.small.csv"
+    small.write_text("".join(lines[:1500]), encoding="utf-8")
+    out = tmp_path / "arguments.json"
+    train_arguments(["--train", str(small), "--out", str(out)])
+    trained = json.loads(out.read_text())
+    assert trained["examples"] > 200 and trained["gold_answers"] > 200
+    # the of-phrase is QANom's surest theme: the scorer trusts it more than the clause's subject
+    assert trained["weights"].get("rule=of", 0) > trained["weights"].get("rule=clause_subject", 0)
+
+
+def test_nominal_qa_confidence_is_detection_times_argument(embedded: EmbeddedParser) -> None:
+    from parser.embedded.nominal import argument_model
+
+    parsed = embedded.parse("The destruction of the old bridge by the army angered the villagers.")
+    frame = next(f for f in parsed.frames if f.text == "destruction")
+    floor = frame.confidence * argument_model().threshold
+    assert frame.qas and all(floor - 1e-4 <= qa.confidence <= frame.confidence for qa in frame.qas)
+
+
+@pytest.mark.shared_data
+def test_nominal_arguments_on_qanom_dev_do_not_regress(embedded: EmbeddedParser) -> None:
+    """0.480 with the hand rules alone; the issue's target (0.55) is not reached yet, this guards what is."""
+    report = evaluation.evaluate_nominal(evaluation.load_qanom(shared_file("qanom", "annot.dev.csv")),
+                                         embedded.parse_tokenized)
+    assert report.arguments.f1 >= 0.50 and report.arguments.precision >= 0.63, report.as_dict()
+    assert report.valid_questions == report.questions
