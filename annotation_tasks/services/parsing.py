@@ -8,9 +8,13 @@ Why it is shaped this way:
   anything already labeled by annotators stay, and so do the tokens their indices point at (then the parser
   reads the stored tokens instead of re-tokenizing).
 - The Job around it (queue on commit, progress, heartbeat, outcome, resume) is services.jobs, as for every Job.
+- The project's parse policy (Project.parse_policy, parser.policy: predicate kinds, a minimum confidence, at most
+  K QAs per predicate, a minimum fact confidence) decides which of the parser's QAs and facts are written; every
+  written QA and fact keeps its confidence, and the Job's result says how many were dropped and why.
 """
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -24,6 +28,8 @@ from annotation_tasks.models.content import Origin
 from annotation_tasks.models.projects import Protocol
 from annotation_tasks.services import jobs
 from parser import registry
+from parser.facts.confidence import fact_confidence
+from parser.policy import DROP_REASONS, ParsePolicy, PolicyError, apply_policy
 from parser.spans import merge_answer_spans
 from parser.types import ParsedText
 
@@ -97,6 +103,18 @@ def run_parse_job(job_id: int) -> Job:
     return jobs.run(job_id, _parse)
 
 
+def project_policy(project: Project) -> ParsePolicy:
+    """The project's parse policy; ValueError naming the field when the stored one is unusable (the API checks
+    it on save, so only a row written around it gets here)."""
+    try:
+        return ParsePolicy.from_dict(project.parse_policy if project.parse_policy else None)
+    except PolicyError as exc:
+        raise ValueError(f"project {project.name!r}: {exc}") from exc
+
+
+DROPPED_FACTS = "fact_confidence"
+
+
 def _parse(job: Job, progress: jobs.Progress) -> dict[str, Any]:
     name = job.params.get("backend") or backend_name(None)
     responses = job.project.responses.all()
@@ -108,6 +126,9 @@ def _parse(job: Job, progress: jobs.Progress) -> dict[str, Any]:
     pending = [r for r in responses if not _parsed_by(r, job, name)]
     progress.set(total=len(responses), done=len(responses) - len(pending))
     written = {"responses": 0, "predicates": 0, "qas": 0, "answer_spans": 0, "atomic_facts": 0}
+    policy = project_policy(job.project)
+    # a resumed Job adds to what its first run dropped
+    dropped = {k: int((job.result.get("dropped") or {}).get(k, 0)) for k in (*DROP_REASONS, DROPPED_FACTS)}
     parser = get_parser(name)
     facts_backend = _facts_backend(job.project)
     for start in range(0, len(pending), CHUNK):
@@ -115,11 +136,14 @@ def _parse(job: Job, progress: jobs.Progress) -> dict[str, Any]:
         for response, parsed in zip(chunk, _parse_chunk(parser, chunk), strict=True):
             with transaction.atomic():
                 counts = write_parse(response, parsed, name, facts_backend)
+            for key, value in counts.pop("dropped", {}).items():
+                dropped[key] = dropped.get(key, 0) + value
             for key, value in counts.items():
                 written[key] += value
             written["responses"] += 1
             progress.add()
-    return {**job.result, **written, "backend": name}
+    return {**job.result, **written, "backend": name, "policy": policy.as_dict(), "dropped": dropped,
+            "dropped_total": sum(dropped.values())}
 
 
 def _parsed_by(response: Response, job: Job, name: str) -> bool:
@@ -161,9 +185,15 @@ def _kept_qas(response: Response):
     )
 
 
-def write_parse(response: Response, parsed: ParsedText, name: str, facts_backend: Any = None) -> dict[str, int]:
-    """Replace the parser's own frames of one response with `parsed` (call inside a transaction)."""
+def write_parse(response: Response, parsed: ParsedText, name: str, facts_backend: Any = None,
+                policy: ParsePolicy | None = None) -> dict[str, Any]:
+    """Replace the parser's own frames of one response with `parsed`, as far as `policy` keeps them (call inside a
+    transaction). `policy`: the project's when not given. Returns what was written and
+    {"dropped": {reason: QAs or facts}}."""
     response = Response.objects.select_for_update().get(pk=response.pk)
+    policy = policy or project_policy(Project.objects.get(pk=response.project_id))
+    outcome = apply_policy(parsed.frames, policy)
+    parsed = dataclasses.replace(parsed, frames=outcome.frames)
     kept_ids = set(_kept_qas(response).values_list("id", flat=True))
     response.answer_spans.filter(origin=Origin.PARSER, labels__isnull=True).delete()
     response.qas.filter(origin=Origin.PARSER).exclude(id__in=kept_ids).delete()
@@ -213,6 +243,7 @@ def write_parse(response: Response, parsed: ParsedText, name: str, facts_backend
                         answer_end=answer.end,
                         role=qa.role[:40],
                         origin=Origin.PARSER,
+                        confidence=round(float(qa.confidence), 4),
                         order=order,
                         metadata={"backend": name},
                     )
@@ -245,7 +276,10 @@ def write_parse(response: Response, parsed: ParsedText, name: str, facts_backend
             spans_written += 1
         span.qas.add(*qas)
 
-    facts_written = _write_atomic_facts(response, parsed, facts_backend) if facts_backend is not None else 0
+    facts_written, facts_dropped = (
+        _write_atomic_facts(response, parsed, facts_backend, policy.min_fact_confidence)
+        if facts_backend is not None else (0, 0)
+    )
     response.parsed_at = timezone.now()
     response.parser_backend = name
     response.save(update_fields=["tokens", "sentences", "parsed_at", "parser_backend"])
@@ -254,6 +288,7 @@ def write_parse(response: Response, parsed: ParsedText, name: str, facts_backend
         "qas": sum(len(v) for v in qa_rows.values()),
         "answer_spans": spans_written,
         "atomic_facts": facts_written,
+        "dropped": {**outcome.dropped, DROPPED_FACTS: facts_dropped},
     }
 
 
@@ -271,22 +306,29 @@ def _facts_backend(project: Project) -> Any:
     )
 
 
-def _write_atomic_facts(response: Response, parsed: ParsedText, backend: Any) -> int:
-    """Model facts per sentence; never when facts came from elsewhere (imported, human, or labeled)."""
+def _write_atomic_facts(response: Response, parsed: ParsedText, backend: Any,
+                        min_confidence: float = 0.0) -> tuple[int, int]:
+    """Model facts per sentence, each with its confidence (parser.facts.confidence), those under the policy's
+    minimum left out; never when facts came from elsewhere (imported, human, or labeled). (written, dropped)."""
     facts = response.atomic_facts
     if facts.exclude(origin=Origin.PARSER).exists() or facts.filter(
         Q(labels__isnull=False) | Q(edited_into__isnull=False) | ~Q(kind="model")
     ).exists():
-        return 0
+        return 0, 0
     facts.all().delete()
     rows = []
+    dropped = 0
     for s_index, sentence_facts in enumerate(backend.split(parsed)):
-        rows.extend(
-            AtomicFact(response=response, sentence_index=s_index, text=text, origin=Origin.PARSER, kind="model", order=i)
-            for i, text in enumerate(sentence_facts)
-        )
+        sentence = parsed.sentences[s_index].text if s_index < len(parsed.sentences) else ""
+        for i, text in enumerate(sentence_facts):
+            confidence = fact_confidence(text, sentence, parsed.text)
+            if confidence < min_confidence:
+                dropped += 1
+                continue
+            rows.append(AtomicFact(response=response, sentence_index=s_index, text=text, origin=Origin.PARSER,
+                                   kind="model", confidence=confidence, order=i))
     AtomicFact.objects.bulk_create(rows)
-    return len(rows)
+    return len(rows), dropped
 
 
 def parse_responses_now(responses: Iterable[Response], backend: str | None = None) -> int:
