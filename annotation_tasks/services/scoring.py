@@ -363,13 +363,15 @@ def scores_frame(project: Project, scorer: str, version: str | None = None) -> p
 
 
 def iter_versions(project: Project) -> Iterator[tuple[str, str, int]]:
-    """(scorer, version, items) present in the project, for the report and the CLI's hints."""
+    """(scorer, version, items) present in the project, for the report and the CLI's hints (grouped in SQL)."""
+    from django.db.models import Count
+
     seen: dict[tuple[str, str], int] = {}
     for kind in TARGETS:
-        for scorer, version in ItemScore.objects.filter(**{f"{kind}__response__project": project}).values_list(
-            "scorer", "version"
-        ).iterator(chunk_size=20_000):
-            seen[(scorer, version)] = seen.get((scorer, version), 0) + 1
+        rows = (ItemScore.objects.filter(**{f"{kind}__response__project": project}).order_by()
+                .values_list("scorer", "version").annotate(n=Count("id")))
+        for scorer, version, n in rows:
+            seen[(scorer, version)] = seen.get((scorer, version), 0) + n
     for (scorer, version), n in sorted(seen.items()):
         yield scorer, version, n
 

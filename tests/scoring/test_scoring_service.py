@@ -104,7 +104,8 @@ def test_a_failing_scorer_fails_the_job_and_keeps_what_was_written(qasem, monkey
                 raise RuntimeError("model went away")
             return [registry.get_scorer("overlap").score_batch([p])[0] for p in pairs]
 
-    registry.register_scorer("flaky", lambda **_: Flaky())
+    monkeypatch.setitem(registry._FACTORIES, "flaky", lambda **_: Flaky())
+    monkeypatch.setattr(registry, "_CACHE", {})
     monkeypatch.setattr(scoring, "CHUNK", 5)
     with pytest.raises(CommandError, match="model went away"):
         _score("--project", "q", "--scorer", "flaky", "--inline")
