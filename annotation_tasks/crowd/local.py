@@ -30,7 +30,10 @@ class LocalProvider(CrowdProvider):
         pass
 
     def parse_entry(self, query: Mapping[str, str]) -> EntryContext | None:
-        """A signed `worker` parameter from a link we issued; the logged-in path is the work pages' business."""
+        """A signed `worker` parameter from a link we issued, or `preview=1` (the links `publish` prints: the unit
+        as a worker will see it, nothing can be saved); the logged-in path is the work pages' business."""
+        if query.get("preview") == "1" and not query.get("worker"):
+            return EntryContext(worker_external_id="", preview=True)
         value = query.get("worker", "")
         external_id = read_local_worker_param(value) if value else None
         if external_id is None:

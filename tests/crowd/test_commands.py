@@ -45,6 +45,11 @@ def test_publish_previews_name_the_public_base_url(settings):
     add_sources(project, 1)
     out = run("publish", "--project", "LOCAL", "--provider", "local", "--units", "1", "--reward", "0", "--yes")
     assert "preview: http://127.0.0.1:8001/work/unit/" in out and "PUBLIC_BASE_URL=http://127.0.0.1:8001" in out
+    from django.test import Client
+
+    path = out.split("preview: http://127.0.0.1:8001", 1)[1].split()[0]
+    page = Client().get(path)  # the printed link opens the unit in preview mode
+    assert page.status_code == 200 and b'preview="true"' in page.content
 
 
 def test_publish_composes_units_from_unused_sources(fake_mturk, monkeypatch):
