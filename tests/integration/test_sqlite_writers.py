@@ -1,8 +1,9 @@
 """One write discipline for every SQLite writer (backend/settings.py): web, worker and beat never see
-"database is locked", at the depth the issue was found: a long parse while beat writes, and annotators arriving
-at once (the unit page's first-fetch record, the first get-or-create of a local worker).
+"database is locked", at the depth the issue was found: a long parse while beat writes (SQLite only), and
+annotators arriving at once (the unit page's first-fetch record, the first get-or-create of a local worker; on
+PostgreSQL too).
 
-Both run real processes or threads against the SQLite test file: real locks, no retries at call sites.
+Both run real processes or threads against the test database: real locks, no retries at call sites.
 """
 from __future__ import annotations
 
@@ -36,8 +37,8 @@ from tests.work.builders import make_unit
 pytestmark = [pytest.mark.slow]
 
 
-@pytest.fixture(autouse=True)
-def _sqlite_only():
+@pytest.fixture
+def sqlite_only(transactional_db):
     if connection.vendor != "sqlite":
         pytest.skip("SQLite's database-wide write lock; PostgreSQL locks rows")
 
@@ -56,7 +57,7 @@ def tiny_project(name: str, n: int) -> Project:
     return project
 
 
-def test_a_2000_response_parse_with_beat_writing_ends_done_without_resume(real_celery):
+def test_a_2000_response_parse_with_beat_writing_ends_done_without_resume(sqlite_only, real_celery):
     n = 2000
     project = tiny_project("Long parse", n)
     # what beat writes on a live installation: an open local batch to sync, and an assignment that keeps going
