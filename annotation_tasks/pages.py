@@ -19,7 +19,7 @@ from django.views.decorators.http import require_GET, require_http_methods
 
 from annotation_tasks.crowd import EntryContext, available_providers, get_provider
 from annotation_tasks.middleware import frameable
-from annotation_tasks.models import Project, Unit, Worker
+from annotation_tasks.models import Assignment, Project, Unit, Worker, WorkerProjectStatus
 from annotation_tasks.services import identity, queue, work
 from annotation_tasks.services.local_workers import accept_invite, local_worker_for
 from annotation_tasks.services.tokens import (
@@ -105,6 +105,14 @@ def _entry_context(unit: Unit, query) -> tuple[str, EntryContext] | None:
     return None
 
 
+def _entry_refusal(unit: Unit, provider_name: str, ctx: EntryContext) -> str | None:
+    """Why these platform parameters cannot open this unit: another platform's, or another study's / HIT's."""
+    expected = unit.batch.provider if unit.batch_id else "local"
+    if provider_name != expected:
+        return "this link is not from the platform this unit is published on"
+    return get_provider(provider_name).check_entry(unit, ctx)
+
+
 def _worker(provider_name: str, external_id: str) -> Worker:
     try:
         worker, _ = Worker.objects.get_or_create(provider=provider_name, external_id=external_id)
@@ -125,14 +133,21 @@ def unit_entry(request: HttpRequest, ref: str) -> HttpResponse:
     if found is None:
         return _message(request, "Open this unit from your task list", "The link lacks the platform's parameters.", 400)
     provider_name, ctx = found
+    refusal = _entry_refusal(unit, provider_name, ctx)
+    if refusal is not None:
+        return _message(request, "Not this unit", refusal[:1].upper() + refusal[1:] + ".", 403)
     if ctx.preview:
         return element_page(request, work.preview_payload(unit), token=preview_token(unit), preview="true")
     worker = _worker(provider_name, ctx.worker_external_id)
-    if worker.status in Worker.Status.blocked():
+    if WorkerProjectStatus.blocks(worker, unit.project_id):  # a block in this project (blocks are per project)
         return _message(request, "Not available", "This task is not available to you.", 403)
     assignment = queue.assign(unit, worker, ctx.provider_assignment_id)
     if assignment is None:
         return _message(request, "Nothing left here", "This unit already has all the answers it needs.", 409)
+    if provider_name != "local" and assignment.verification == Assignment.Verification.NOT_NEEDED:
+        # anyone can type a platform's ids into a link: the work counts once sync finds it on the platform
+        Assignment.objects.filter(pk=assignment.pk, verification=Assignment.Verification.NOT_NEEDED).update(
+            verification=Assignment.Verification.PENDING)
     data, record = work.unit_payload_then_record(assignment)
     return element_page(
         request,

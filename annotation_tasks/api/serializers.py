@@ -288,6 +288,7 @@ class AssignmentSerializer(serializers.ModelSerializer):
         fields = [
             "id", "unit", "project", "batch", "worker", "status", "provider_assignment_id", "created_at", "started_at",
             "submitted_at", "expires_at", "reviewed_at", "time_on_task_ms", "feedback", "bonus_paid",
+            "verification", "verification_note", "verified_at",
         ]
         read_only_fields = fields
 
@@ -300,6 +301,10 @@ class WorkerSerializer(serializers.ModelSerializer):
 
     name = serializers.SerializerMethodField(help_text="The display name (services.identity.display_name).")
     pseudonym = serializers.CharField(read_only=True, help_text="Stable pseudonymous id, as in reports and exports.")
+    status = serializers.SerializerMethodField(
+        help_text="The worker's status in ?project= (warnings and blocks are decided per project); without it, 'active'."
+    )
+    qualifications = serializers.SerializerMethodField(help_text="Qualifications granted in ?project= ({} without it).")
 
     class Meta:
         model = Worker
@@ -313,6 +318,14 @@ class WorkerSerializer(serializers.ModelSerializer):
     @extend_schema_field({"type": "object", "additionalProperties": True, "nullable": True})
     def get_metrics(self, worker: Worker) -> dict | None:
         return self.context.get("metrics", {}).get(worker.id)
+
+    @extend_schema_field({"type": "string", "enum": list(Worker.Status.values)})
+    def get_status(self, worker: Worker) -> str:
+        return self.context.get("standing", {}).get(worker.id, (Worker.Status.ACTIVE, {}))[0]
+
+    @extend_schema_field({"type": "object", "additionalProperties": True})
+    def get_qualifications(self, worker: Worker) -> dict:
+        return self.context.get("standing", {}).get(worker.id, (Worker.Status.ACTIVE, {}))[1]
 
 
 class AssignmentDecisionSerializer(serializers.Serializer):

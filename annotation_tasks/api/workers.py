@@ -28,7 +28,7 @@ from annotation_tasks.api.serializers import (
     WorkerSerializer,
 )
 from annotation_tasks.crowd import ProviderError
-from annotation_tasks.models import Assignment, QualityDecision, Worker
+from annotation_tasks.models import Assignment, QualityDecision, Worker, WorkerProjectStatus
 
 
 class WorkerActionSerializer(serializers.Serializer):
@@ -53,7 +53,6 @@ class WorkerViewSet(ResearcherScopedMixin, viewsets.ReadOnlyModelViewSet):
     filter_fields = {
         "project": ("assignments__unit__project_id", int),
         "provider": ("provider", str),
-        "status": ("status", str),
     }
     filter_backends = [FieldFilterBackend, WorkerSearchFilter, OrderingFilter]
     search_fields = ["display_name", "external_id", "user__username"]
@@ -61,7 +60,22 @@ class WorkerViewSet(ResearcherScopedMixin, viewsets.ReadOnlyModelViewSet):
     ordering_fields = ["id", "external_id", "status"]
 
     def get_queryset(self) -> QuerySet[Worker]:
-        return super().get_queryset().distinct()
+        queryset = super().get_queryset()
+        status = self.request.query_params.get("status")
+        if status and self.action == "list":
+            # a status is a project's (WorkerProjectStatus): ?project= names it, else any of the caller's projects
+            if status not in Worker.Status.values:
+                raise ValidationError({"status": f"one of {', '.join(Worker.Status.values)}"})
+            projects = researcher_projects(self.request.user)
+            project_id = self.request.query_params.get("project", "")
+            if project_id.isdigit():
+                projects = projects.filter(pk=project_id)
+            decided = WorkerProjectStatus.objects.filter(project__in=projects).exclude(status=Worker.Status.ACTIVE)
+            if status == Worker.Status.ACTIVE:
+                queryset = queryset.exclude(pk__in=decided.values("worker_id"))
+            else:
+                queryset = queryset.filter(pk__in=decided.filter(status=status).values("worker_id"))
+        return queryset.distinct()
 
     def get_serializer_context(self) -> dict:
         context = super().get_serializer_context()
@@ -72,6 +86,10 @@ class WorkerViewSet(ResearcherScopedMixin, viewsets.ReadOnlyModelViewSet):
                 from annotation_tasks.services import quality
 
                 context["metrics"] = {k: m.as_dict() for k, m in quality.worker_metrics(project).items()}
+                context["standing"] = {
+                    w: (s, q or {}) for w, s, q in WorkerProjectStatus.objects.filter(project=project).values_list(
+                        "worker_id", "status", "qualifications")
+                }
         return context
 
     def _submitted(self, worker: Worker, project_id: int) -> QuerySet[Assignment]:
@@ -133,12 +151,14 @@ class WorkerViewSet(ResearcherScopedMixin, viewsets.ReadOnlyModelViewSet):
             raise NotFound("This worker has not worked on that project.")
         from annotation_tasks.services import quality
 
-        try:
-            getattr(quality, verb)(worker, payload.validated_data["reason"])
+        try:  # the block applies in this project only: the worker row is shared with other researchers
+            getattr(quality, verb)(worker, payload.validated_data["reason"], project=project)
         except (ProviderError, quality.QualityError) as exc:
             raise ValidationError({"detail": str(exc)}) from exc
         worker.refresh_from_db()
-        return Response(WorkerSerializer(worker, context=self.get_serializer_context()).data)
+        standing = quality.standing(worker, project)
+        context = {**self.get_serializer_context(), "standing": {worker.pk: (standing.status, standing.qualifications)}}
+        return Response(WorkerSerializer(worker, context=context).data)
 
     @extend_schema(request=BlockSerializer, responses=WorkerSerializer)
     @action(detail=True, methods=["post"])
@@ -152,12 +172,19 @@ class WorkerViewSet(ResearcherScopedMixin, viewsets.ReadOnlyModelViewSet):
 
     @extend_schema(responses=QualityDecisionSerializer(many=True), parameters=[
         OpenApiParameter("action", str, required=False, description="Filter by action (approve, block...)."),
+        OpenApiParameter("project", int, required=False, description="Only this project's decisions."),
     ])
     @action(detail=True, methods=["get"], filter_backends=[], url_path="decisions", url_name="decisions")
     def decisions(self, request: Request, pk: str | None = None) -> Response:
-        """The worker's logged quality decisions, newest first (paginated; ?action= filters)."""
+        """The worker's logged quality decisions in the caller's projects, newest first (paginated; ?action= and
+        ?project= filter). Decisions other researchers took about the same worker are theirs alone."""
         worker = self.get_object()
-        rows = QualityDecision.objects.filter(worker=worker).order_by("-created_at", "-id")
+        rows = QualityDecision.objects.filter(worker=worker, project__in=researcher_projects(request.user))
+        rows = rows.order_by("-created_at", "-id")
+        if request.query_params.get("project"):
+            if not request.query_params["project"].isdigit():
+                raise ValidationError({"project": "must be a project id"})
+            rows = rows.filter(project=researcher_project_or_404(request, request.query_params["project"]))
         if request.query_params.get("action"):
             rows = rows.filter(action=request.query_params["action"])
         page = self.paginate_queryset(rows)

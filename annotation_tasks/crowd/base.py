@@ -72,6 +72,7 @@ class SubmissionRecord:
     status: str  # a SubmissionStatus; other values (a platform's new status) are skipped by sync
     submitted_at: str | None = None
     answer: Mapping[str, str] = field(default_factory=dict)
+    doubt: str = ""  # why the platform's record does not vouch for our assignment (e.g. a wrong completion code)
 
 
 @dataclass(frozen=True)
@@ -107,6 +108,14 @@ class CrowdProvider(abc.ABC):
     def parse_entry(self, query: Mapping[str, str]) -> EntryContext | None:
         """Read the platform's query parameters of a unit page; None when they are not this platform's."""
 
+    def check_entry(self, unit, context: EntryContext) -> str | None:
+        """Why these platform ids cannot be this unit's (a study or HIT of another unit), or None when they can.
+
+        Cheap and offline where possible: the ids are checked against what publishing stored (unit.provider_ref);
+        whether the platform knows the worker and assignment is sync's business (Assignment.verification).
+        """
+        return None
+
     # -- publishing ------------------------------------------------------------------------
     @abc.abstractmethod
     def estimate_cost(self, units: int, assignments_per_unit: int, reward: Decimal) -> CostEstimate: ...
@@ -132,6 +141,11 @@ class CrowdProvider(abc.ABC):
 
     @abc.abstractmethod
     def bonus(self, assignment, amount: Decimal, reason: str, request_token: str) -> None: ...
+
+    def bonus_payments(self, assignment) -> list[Decimal] | None:
+        """The bonus amounts the platform has paid on this assignment, or None when it cannot tell. Read back
+        before a failed bonus is tried again: a call that moves money is never repeated blind."""
+        return None
 
     @abc.abstractmethod
     def block(self, worker, reason: str) -> None: ...

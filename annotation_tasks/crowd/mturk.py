@@ -32,6 +32,13 @@ SANDBOX_ENDPOINT = "https://mturk-requester-sandbox.us-east-1.amazonaws.com"
 PRODUCTION_WORKER_SITE = "https://worker.mturk.com"
 SANDBOX_WORKER_SITE = "https://workersandbox.mturk.com"
 PREVIEW_ASSIGNMENT_ID = "ASSIGNMENT_ID_NOT_AVAILABLE"
+# Where MTurk's worker site receives a HIT's answers (the documented turkSubmitTo values). A page posts the
+# worker's answers there, so any other origin in a link is a forgery; MTURK_SUBMIT_TEST_ORIGIN adds one
+# (the loopback fake in tests).
+SUBMIT_ORIGINS = ("https://www.mturk.com", "https://workersandbox.mturk.com")
+# MTurk's answer to a UniqueRequestToken it has seen within the last 24 hours (after that it forgets tokens).
+_REPEATED_TOKEN = re.compile(r"idempotency token .* has already been processed", re.I | re.S)
+TOKEN_LIFETIME_S = 24 * 3600
 _HIT_ID = re.compile(r"\b([A-Z0-9]{30})\b")
 _LOOPBACK = {"127.0.0.1", "localhost", "::1"}
 _STATUS = {"Submitted": SubmissionStatus.SUBMITTED, "Approved": SubmissionStatus.APPROVED,
@@ -63,9 +70,18 @@ class MTurkError(ProviderError):
 
     @property
     def repeat_token(self) -> bool:
-        """MTurk's answer to a reused UniqueRequestToken: the object exists already (a retry, not a failure)."""
-        msg = self.message.lower()
-        return "uniquerequesttoken" in msg or "unique request token" in msg or "already exists" in msg
+        """MTurk's answer to a reused UniqueRequestToken ('The idempotency token "..." has already been
+        processed'): the first call went through, so this one is a retry, not a failure."""
+        return bool(_REPEATED_TOKEN.search(self.message))
+
+
+def submit_origin_allowed(turk_submit_to: str) -> bool:
+    """Whether turkSubmitTo is MTurk's own worker site (production or sandbox) or the configured test origin."""
+    allowed = {*SUBMIT_ORIGINS, *(o for o in [getattr(settings, "MTURK_SUBMIT_TEST_ORIGIN", "")] if o)}
+    parsed = urlparse(turk_submit_to)
+    if parsed.path.strip("/") or parsed.query or parsed.params or parsed.fragment or parsed.username:
+        return False
+    return f"{parsed.scheme}://{parsed.netloc}".lower() in {o.rstrip("/").lower() for o in allowed}
 
 
 class MTurkProvider(CrowdProvider):
@@ -96,6 +112,7 @@ class MTurkProvider(CrowdProvider):
         )
         self._client = client
         self._hit_types: dict[str, str] = {}  # repr of the sorted attributes -> HITTypeId
+        self._hits_by_annotation: dict[str, str] | None = None  # RequesterAnnotation -> HITId, once listed
         self._qual_types: dict[str, str] = {}
 
     # -- the boto3 client ----------------------------------------------------------------
@@ -148,6 +165,8 @@ class MTurkProvider(CrowdProvider):
         if not preview and not query.get("workerId"):
             return None  # an accepted assignment always names its worker; anything else is not MTurk's
         submit_to = query.get("turkSubmitTo", "")
+        if submit_to and not submit_origin_allowed(submit_to):
+            return None  # a forged link: the page would post the worker's answers to a stranger
         return EntryContext(
             worker_external_id="" if preview else query.get("workerId", ""),
             provider_assignment_id="" if preview else assignment_id,
@@ -155,6 +174,14 @@ class MTurkProvider(CrowdProvider):
             submit_to=f"{submit_to.rstrip('/')}/mturk/externalSubmit" if submit_to and not preview else "",
             extra={"hit_id": hit_id},
         )
+
+    def check_entry(self, unit, context: EntryContext) -> str | None:
+        """The hitId must be the unit's own HIT (stored at publish); the worker and assignment ids are checked at
+        sync, where MTurk lists the HIT's assignments."""
+        hit_id = context.extra.get("hit_id", "")
+        if not unit.provider_ref or hit_id != unit.provider_ref:
+            return "this link does not belong to this unit's HIT"
+        return None
 
     # -- money ---------------------------------------------------------------------------
     def estimate_cost(self, units: int, assignments_per_unit: int, reward: Decimal) -> CostEstimate:
@@ -174,15 +201,12 @@ class MTurkProvider(CrowdProvider):
         parsed = urlparse(url)
         if parsed.scheme != "https" and parsed.hostname not in _LOOPBACK:
             raise ProviderError(f"MTurk needs an HTTPS unit page; PUBLIC_BASE_URL gives {url!r}")
-        if options.get("question") == "html":
-            # The page MTurk serves gets assignmentId & co. in its own URL: pass them on to our unit page.
-            html = (
-                "<!DOCTYPE html><html><head><meta charset='utf-8'></head><body style='margin:0'>"
-                f"<iframe id='fc' style='border:0;width:100%;height:100vh' data-src='{url}'></iframe>"
-                "<script>var f=document.getElementById('fc');"
-                "f.src=f.dataset.src+'&'+window.location.search.slice(1);</script></body></html>"
-            )
-            return mturk_xml.html_question(html, options.get("frame_height", 0))
+        if options.get("question", "external") != "external":
+            # HTMLQuestion pages are served from *.mturkcontent.com, a domain every requester's HTML shares: framing
+            # our unit page from there would mean letting any requester's page frame it. ExternalQuestion does
+            # the same job with MTurk's own origins only.
+            raise ProviderError(f"MTurk question mode {options.get('question')!r} is not supported; use 'external'"
+                                " (an ExternalQuestion framing the unit page)")
         if parsed.scheme != "https":
             url_for_xml = url  # loopback dev/test only: real MTurk refuses it anyway
             return (
@@ -225,6 +249,13 @@ class MTurkProvider(CrowdProvider):
         refs = []
         for unit in units:
             annotation = f"factcrowd:unit:{unit.pk}"
+            if opts.get("resume"):
+                # An earlier attempt may have created the HIT and lost the answer, and MTurk forgets request tokens
+                # after 24 hours: read the account's HITs back before creating one.
+                found = self._hit_by_annotation(annotation)
+                if found is not None:
+                    refs.append(found)
+                    continue
             token = request_token("mturk-hit", batch.pk, unit.pk, assignments_per_unit)
             try:
                 hit = self._call(
@@ -243,16 +274,27 @@ class MTurkProvider(CrowdProvider):
                 refs.append(self._existing_hit(exc, annotation))
         return refs
 
+    def _hit_by_annotation(self, annotation: str, *, fresh: bool = False) -> str | None:
+        """Our HIT with this RequesterAnnotation, from one listing of the account's HITs per provider instance."""
+        if self._hits_by_annotation is None or fresh:
+            found: dict[str, str] = {}
+            for page in self.client.get_paginator("list_hits").paginate(PaginationConfig={"PageSize": 100}):
+                for hit in page.get("HITs", []):
+                    if hit.get("RequesterAnnotation"):
+                        found.setdefault(hit["RequesterAnnotation"], hit["HITId"])
+            self._hits_by_annotation = found
+        return self._hits_by_annotation.get(annotation)
+
     def _existing_hit(self, exc: MTurkError, annotation: str) -> str:
-        """A repeated UniqueRequestToken means the HIT exists: take its id from the error, else find it."""
+        """A repeated UniqueRequestToken means the HIT exists; MTurk's answer does not name it: find it by its
+        RequesterAnnotation."""
         match = _HIT_ID.search(exc.message)
         if match:
             return match.group(1)
-        for page in self.client.get_paginator("list_hits").paginate(PaginationConfig={"PageSize": 100}):
-            for hit in page.get("HITs", []):
-                if hit.get("RequesterAnnotation") == annotation:
-                    return hit["HITId"]
-        raise ProviderError(f"mturk says the HIT for {annotation} exists but it cannot be found: {exc.message}")
+        found = self._hit_by_annotation(annotation, fresh=True)
+        if found is None:
+            raise ProviderError(f"mturk says the HIT for {annotation} exists but it cannot be found: {exc.message}")
+        return found
 
     def preview_url(self, unit) -> str:
         group = self._call("get_hit", HITId=unit.provider_ref)["HIT"]["HITGroupId"]
@@ -321,6 +363,21 @@ class MTurkProvider(CrowdProvider):
             if not exc.repeat_token:
                 raise
             # paid before with this token: a retry, nothing more to pay
+
+    def bonus_payments(self, assignment) -> list[Decimal]:
+        """The bonuses MTurk has paid on this assignment (ListBonusPayments): read back before retrying a bonus
+        whose request token may have expired."""
+        paid: list[Decimal] = []
+        pages = self.client.get_paginator("list_bonus_payments").paginate(
+            AssignmentId=assignment.provider_assignment_id, PaginationConfig={"PageSize": 100}
+        )
+        try:
+            for page in pages:
+                paid += [Decimal(str(b["BonusAmount"])) for b in page.get("BonusPayments", [])
+                         if b.get("WorkerId") == assignment.worker.external_id]
+        except Exception as exc:
+            raise ProviderError(f"mturk list_bonus_payments: {exc}") from exc
+        return paid
 
     # -- workers -------------------------------------------------------------------------
     def block(self, worker, reason: str) -> None:

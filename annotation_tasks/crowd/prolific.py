@@ -1,16 +1,20 @@
 """Prolific through its REST API (api.prolific.com/api/v1), with requests.
 
 One study per unit: places = assignments per unit, and the study's external URL is the unit page with
-Prolific's {{%PROLIFIC_PID%}} / {{%STUDY_ID%}} / {{%SESSION_ID%}} placeholders. A worker who submits is sent
-to Prolific's completion URL with the study's completion code, derived from our secret and the unit (so the
-code is known before the study exists and is never shown in a URL the worker can read before working).
-Blocks and qualifications are participant groups (a block list, and allow lists named after qualifications).
+Prolific's {{%PROLIFIC_PID%}} / {{%STUDY_ID%}} / {{%SESSION_ID%}} placeholders (SESSION_ID is Prolific's
+submission id). A worker who submits is sent to Prolific's completion URL with a completion code of their own,
+derived from our secret and their submission (study, submission, participant): a code passed on to someone
+else is wrong for them, and sync checks each submission's code (Assignment.verification).
+Blocks and qualifications are participant groups (a block list, and allow lists named after qualifications) in
+the workspace PROLIFIC_WORKSPACE_ID (required: Prolific creates groups in a workspace).
+Calls that move money or create a study are never retried blind: publishing reads the studies back first, and
+a failed bonus is read back from the submission (bonus_payments) before it is tried again.
 """
 from __future__ import annotations
 
 import hashlib
 import hmac
-import re
+import time
 from collections.abc import Iterable, Iterator, Mapping
 from decimal import Decimal
 from urllib.parse import urlencode
@@ -36,18 +40,56 @@ PLACEHOLDERS = {"PROLIFIC_PID": "{{%PROLIFIC_PID%}}", "STUDY_ID": "{{%STUDY_ID%}
 _STATUS = {
     "AWAITING REVIEW": SubmissionStatus.SUBMITTED,
     "APPROVED": SubmissionStatus.APPROVED,
+    "PARTIALLY APPROVED": SubmissionStatus.APPROVED,  # paid part of the reward: approved work, it counts
     "REJECTED": SubmissionStatus.REJECTED,
     "RETURNED": SubmissionStatus.RETURNED,
     "TIMED-OUT": SubmissionStatus.RETURNED,
 }
 BLOCK_GROUP = "factcrowd-blocked"
 MIN_REJECT_MESSAGE = 100  # Prolific asks for at least 100 characters of feedback on a rejection
+RETRYABLE = (429, 500, 502, 503, 504)
+SAFE_POST_ATTEMPTS = 6
 
 
-def completion_code(unit_pk: int) -> str:
-    """The study's completion code: unguessable without our SECRET_KEY, recomputable from the unit."""
+def study_completion_code(unit_pk: int) -> str:
+    """The code the study registers (Prolific asks for one): never shown to a participant, who gets their own."""
     digest = hmac.new(settings.SECRET_KEY.encode(), f"prolific-cc:{unit_pk}".encode(), hashlib.sha256)
     return digest.hexdigest()[:10].upper()
+
+
+def completion_code(study_id: str, session_id: str, participant_id: str) -> str:
+    """One participant's completion code: unguessable without our SECRET_KEY, recomputable at sync from the
+    submission Prolific lists (study, submission id = SESSION_ID, participant), so it proves that this very
+    submission went through our page."""
+    message = f"prolific-cc:{study_id}:{session_id}:{participant_id}".encode()
+    return hmac.new(settings.SECRET_KEY.encode(), message, hashlib.sha256).hexdigest()[:12].upper()
+
+
+class ProlificError(ProviderError):
+    """Prolific answered an error (status set) or could not be reached (status None)."""
+
+    def __init__(self, message: str, status: int | None = None) -> None:
+        super().__init__(message)
+        self.status = status
+
+    @property
+    def retryable(self) -> bool:
+        """The call may not have been carried out (throttled, a server fault, no answer)."""
+        return self.status is None or self.status in RETRYABLE
+
+
+def internal_name(batch_pk: int | None, unit_pk: int) -> str:
+    """Our key of a unit's study (Prolific has no request tokens), also what tells a study's unit."""
+    return f"factcrowd:batch:{batch_pk}:unit:{unit_pk}"
+
+
+def _retry_after(resp: requests.Response | None, attempt: int) -> float:
+    """Seconds to wait before another try: the answer's Retry-After, else a short exponential backoff."""
+    value = resp.headers.get("Retry-After", "") if resp is not None else ""
+    try:
+        return max(0.0, min(float(value), 60.0))
+    except ValueError:
+        return min(0.5 * 2**attempt, 8.0)
 
 
 class ProlificProvider(CrowdProvider):
@@ -80,14 +122,15 @@ class ProlificProvider(CrowdProvider):
     # -- HTTP ----------------------------------------------------------------------------
     @property
     def session(self) -> requests.Session:
-        """Retries 429 and 5xx with backoff, honouring Retry-After (Prolific rate-limits per token)."""
+        """Retries 429 and 5xx of reads (GET, DELETE...) with backoff, honouring Retry-After (Prolific rate-limits
+        per token). POSTs are not retried here: see _request's `safe`."""
         if self._session is None:
             s = requests.Session()
             retry = Retry(
                 total=6,
                 backoff_factor=0.5,
-                status_forcelist=(429, 500, 502, 503, 504),
-                allowed_methods=None,  # POSTs too: creating studies is guarded by our publish bookkeeping
+                status_forcelist=RETRYABLE,
+                allowed_methods=Retry.DEFAULT_ALLOWED_METHODS,  # never POST: a POST may create or pay
                 respect_retry_after_header=True,
                 raise_on_status=False,
             )
@@ -97,15 +140,34 @@ class ProlificProvider(CrowdProvider):
             self._session = s
         return self._session
 
-    def _request(self, method: str, path: str, **kwargs) -> dict:
+    def _request(self, method: str, path: str, *, safe: bool = False, **kwargs) -> dict:
+        """One call. `safe` marks a POST that Prolific documents as idempotent (submission transitions, group
+        membership): it is retried on 429 / 5xx like a read. Other POSTs (creating a study, setting up or paying
+        a bonus) are tried once; their callers read the state back before any second try."""
         url = path if path.startswith("http") else f"{self.api_url}/{path.lstrip('/')}"
-        try:
-            resp = self.session.request(method, url, timeout=30, **kwargs)
-        except requests.RequestException as exc:
-            raise ProviderError(f"prolific {method} {path}: {exc}") from exc
-        if resp.status_code >= 400:
-            raise ProviderError(f"prolific {method} {path}: {resp.status_code} {resp.text[:500]}")
-        return resp.json() if resp.content else {}
+        attempts = SAFE_POST_ATTEMPTS if method == "POST" and safe else 1
+        for attempt in range(attempts):
+            try:
+                resp = self.session.request(method, url, timeout=30, **kwargs)
+            except requests.RequestException as exc:
+                raise ProlificError(f"prolific {method} {path}: {exc}") from exc
+            if resp.status_code in RETRYABLE and attempt < attempts - 1:
+                time.sleep(_retry_after(resp, attempt))
+                continue
+            if resp.status_code >= 400:
+                raise ProlificError(f"prolific {method} {path}: {resp.status_code} {resp.text[:500]}", resp.status_code)
+            return resp.json() if resp.content else {}
+        raise AssertionError("unreachable")
+
+    @property
+    def workspace(self) -> str:
+        """The workspace studies and participant groups live in; a clear error without one."""
+        if not self.workspace_id:
+            raise ProviderError(
+                "PROLIFIC_WORKSPACE_ID is not set: Prolific creates the participant groups FactCrowd blocks and "
+                "qualifies workers with in a workspace (the id is in the workspace's URL on app.prolific.com)"
+            )
+        return self.workspace_id
 
     def _pages(self, path: str) -> Iterator[dict]:
         """Follow `_links.next.href` through paginated list endpoints."""
@@ -117,35 +179,35 @@ class ProlificProvider(CrowdProvider):
 
     # -- entry ---------------------------------------------------------------------------
     def parse_entry(self, query: Mapping[str, str]) -> EntryContext | None:
+        """PROLIFIC_PID, STUDY_ID and SESSION_ID (the submission id, which sync matches) must all be there."""
         pid, study, session = query.get("PROLIFIC_PID", ""), query.get("STUDY_ID", ""), query.get("SESSION_ID", "")
-        if not pid or not study:
+        if not pid or not study or not session:
             return None
         return EntryContext(
             worker_external_id=pid,
             provider_assignment_id=session,
             preview=False,
-            completion_url=self.completion_url(study),
+            completion_url=self.completion_url(study, session, pid),
             extra={"study_id": study},
         )
 
-    def completion_url(self, study_id: str) -> str:
-        from annotation_tasks.models.work import Unit
+    def completion_url(self, study_id: str, session_id: str, participant_id: str) -> str:
+        code = completion_code(study_id, session_id, participant_id)
+        return f"{self.app_url}/submissions/complete?{urlencode({'cc': code})}"
 
-        unit_pk = Unit.objects.filter(provider_ref=study_id, batch__provider=self.name).values_list(
-            "pk", flat=True
-        ).first()
-        if unit_pk is None:
-            # A participant can arrive between the study's publication and our saving its id: ask Prolific
-            # which of our units the study is (its internal name says so).
-            try:
-                internal = self._request("GET", f"studies/{study_id}/").get("internal_name", "")
-            except ProviderError:
-                return ""
-            match = re.fullmatch(r"factcrowd:batch:\d+:unit:(\d+)", internal or "")
-            if match is None:
-                return ""
-            unit_pk = int(match.group(1))
-        return f"{self.app_url}/submissions/complete?{urlencode({'cc': completion_code(unit_pk)})}"
+    def check_entry(self, unit, context: EntryContext) -> str | None:
+        """STUDY_ID must be the unit's own study. A participant can arrive between the study's publication and
+        our saving its id: then Prolific is asked whether the study is this unit's (its internal name says)."""
+        study_id = context.extra.get("study_id", "")
+        if unit.provider_ref:
+            return None if study_id == unit.provider_ref else "this link does not belong to this unit's study"
+        try:
+            internal = self._request("GET", f"studies/{study_id}/").get("internal_name", "")
+        except ProviderError:
+            return "this study cannot be checked with Prolific right now; please try again in a minute"
+        if internal != internal_name(unit.batch_id, unit.pk):
+            return "this link does not belong to this unit's study"
+        return None
 
     # -- money ---------------------------------------------------------------------------
     def estimate_cost(self, units: int, assignments_per_unit: int, reward: Decimal) -> CostEstimate:
@@ -155,23 +217,30 @@ class ProlificProvider(CrowdProvider):
         return CostEstimate(units, assignments_per_unit, reward, fees, reward * n + fees, self.currency, self.fee_rate)
 
     def account_balance(self) -> Decimal | None:
-        if not self.workspace_id:
-            return None  # the balance is per workspace; without one we cannot check
-        data = self._request("GET", f"workspaces/{self.workspace_id}/balance/")
+        data = self._request("GET", f"workspaces/{self.workspace}/balance/")
         return Decimal(data.get("available_balance", 0)) / 100
 
     # -- groups (blocks and qualifications) ------------------------------------------------
     def group_id(self, name: str) -> str:
         if name in self._groups:
             return self._groups[name]
-        query = f"?{urlencode({'workspace_id': self.workspace_id})}" if self.workspace_id else ""
-        for group in self._pages(f"participant-groups/{query}"):
+        found = self._find_group(name)
+        if found is None:
+            try:
+                found = self._request("POST", "participant-groups/", json={"name": name, "workspace_id": self.workspace})["id"]
+            except ProlificError as exc:
+                # creating is not idempotent: read the groups back before anything else
+                found = self._find_group(name) if exc.retryable else None
+                if found is None:
+                    raise
+        self._groups[name] = found
+        return found
+
+    def _find_group(self, name: str) -> str | None:
+        for group in self._pages(f"participant-groups/?{urlencode({'workspace_id': self.workspace})}"):
             if group.get("name") == name:
-                self._groups[name] = group["id"]
                 return group["id"]
-        body = {"name": name, **({"workspace_id": self.workspace_id} if self.workspace_id else {})}
-        self._groups[name] = self._request("POST", "participant-groups/", json=body)["id"]
-        return self._groups[name]
+        return None
 
     def _qual_group(self, qualification: str) -> str:
         return self.group_id(f"factcrowd-qual-{qualification}")
@@ -189,43 +258,57 @@ class ProlificProvider(CrowdProvider):
         minutes = max(1, int(options.get("estimated_minutes", int(options.get("duration_s", 900)) // 60)))
         return {
             "name": options.get("title") or f"{batch.project.name}: judge a text",
-            "internal_name": f"factcrowd:batch:{batch.pk}:unit:{unit.pk}",
+            "internal_name": internal_name(batch.pk, unit.pk),
             "description": options.get("description") or "Read a source and judge a generated text against it.",
             "external_study_url": self.external_url(unit),
             "prolific_id_option": "url_parameters",
             "completion_codes": [
-                {"code": completion_code(unit.pk), "code_type": "COMPLETED", "actions": [{"action": "MANUALLY_REVIEW"}]}
+                {"code": study_completion_code(unit.pk), "code_type": "COMPLETED",
+                 "actions": [{"action": "MANUALLY_REVIEW"}]}
             ],
             "total_available_places": int(places),
             "estimated_completion_time": minutes,
-            "maximal_time": int(options.get("maximal_minutes", minutes * 4)),
+            "maximum_allowed_time": int(options.get("maximum_minutes", options.get("maximal_minutes", minutes * 4))),
             "reward": int(money(reward) * 100),  # in the workspace currency's minor unit
             "device_compatibility": options.get("devices", ["desktop"]),
             "filters": filters,
             **({"project": options["prolific_project"]} if options.get("prolific_project") else {}),
         }
 
-    def _existing_study(self, internal_name: str) -> dict | None:
+    def _existing_study(self, internal_name: str, *, fresh: bool = False) -> dict | None:
         """Our own earlier study for this unit (a retried publish must not create a second one).
 
-        Prolific has no request tokens: the internal name is our key, listed once per provider instance.
+        Prolific has no request tokens: the internal name is our key, listed once per provider instance (again
+        when `fresh`: after a create whose answer was lost).
         """
-        if self._studies is None:
+        if self._studies is None or fresh:
             self._studies = {s.get("internal_name", ""): s for s in self._pages("studies/")}
         return self._studies.get(internal_name)
 
+    def _create_study(self, body: dict) -> dict:
+        """Create once; when the answer is lost or refused for load, read the studies back before a second try."""
+        try:
+            return self._request("POST", "studies/", json=body)
+        except ProlificError as exc:
+            if not exc.retryable:
+                raise
+            time.sleep(_retry_after(None, 0))
+            found = self._existing_study(body["internal_name"], fresh=True)
+            return found if found is not None else self._request("POST", "studies/", json=body)
+
     def publish(self, batch, units: Iterable, *, reward: Decimal, assignments_per_unit: int, **options) -> list[str]:
         opts = {**(batch.settings or {}), **options}
+        self.workspace  # noqa: B018 - a clear error before anything is created
         refs = []
         for unit in units:
             body = self.study_body(batch, unit, reward=reward, places=assignments_per_unit, options=opts)
             study = self._existing_study(body["internal_name"])
             if study is None:
-                study = self._request("POST", "studies/", json=body)
+                study = self._create_study(body)
                 if self._studies is not None:  # listed by _existing_study above: keep the list current
                     self._studies[body["internal_name"]] = study
             if study.get("status", "UNPUBLISHED") == "UNPUBLISHED":
-                self._request("POST", f"studies/{study['id']}/transition/", json={"action": "PUBLISH"})
+                self._request("POST", f"studies/{study['id']}/transition/", json={"action": "PUBLISH"}, safe=True)
             refs.append(study["id"])
         return refs
 
@@ -239,13 +322,19 @@ class ProlificProvider(CrowdProvider):
                 status = _STATUS.get(sub.get("status", ""))
                 if status is None:
                     continue  # still active (working) or screened out
+                code = sub.get("study_code") or ""
+                doubt = ""
+                if status in (SubmissionStatus.SUBMITTED, SubmissionStatus.APPROVED):
+                    if code != completion_code(study_id, sub["id"], sub["participant_id"]):
+                        doubt = "wrong completion code" if code else "no completion code"
                 yield SubmissionRecord(
                     provider_assignment_id=sub["id"],
                     worker_external_id=sub["participant_id"],
                     unit_ref=study_id,
                     status=status,
                     submitted_at=sub.get("completed_at"),
-                    answer={"study_code": sub.get("study_code") or ""},
+                    answer={"study_code": code},
+                    doubt=doubt,
                 )
 
     # -- review --------------------------------------------------------------------------
@@ -255,7 +344,7 @@ class ProlificProvider(CrowdProvider):
     def _transition(self, assignment, body: dict, done_status: str) -> None:
         sid = assignment.provider_assignment_id
         try:
-            self._request("POST", f"submissions/{sid}/transition/", json=body)
+            self._request("POST", f"submissions/{sid}/transition/", json=body, safe=True)
         except ProviderError:
             if self._submission_status(sid) == done_status:
                 return  # a repeat of a transition that already happened
@@ -277,14 +366,23 @@ class ProlificProvider(CrowdProvider):
 
     def approve_many(self, study_id: str, participant_ids: list[str]) -> None:
         """Prolific's bulk approval (one call for a whole study)."""
-        self._request("POST", "submissions/bulk-approve/", json={"study_id": study_id, "participant_ids": participant_ids})
+        self._request("POST", "submissions/bulk-approve/", json={"study_id": study_id, "participant_ids": participant_ids},
+                      safe=True)
 
     def bonus(self, assignment, amount: Decimal, reason: str, request_token: str) -> None:
-        """Set up, then pay. Paying is not idempotent on Prolific; our decision log guards repeats."""
+        """Set up, then pay, each once: paying is not idempotent on Prolific ("sending multiple requests ... will
+        result in participants being paid multiple times"). A failure is left to the decision log, which reads
+        bonus_payments back before any second try."""
         study_id = assignment.unit.provider_ref
         csv = f"{assignment.worker.external_id},{money(amount)}\n"
         setup = self._request("POST", "submissions/bonus-payments/", json={"study_id": study_id, "csv_bonuses": csv})
         self._request("POST", f"bulk-bonus-payments/{setup['id']}/pay/")
+
+    def bonus_payments(self, assignment) -> list[Decimal]:
+        """The bonuses paid on the submission (its bonus_payments, in minor units). Payments are asynchronous:
+        one made a few minutes ago may not be listed yet."""
+        data = self._request("GET", f"submissions/{assignment.provider_assignment_id}/")
+        return [money(Decimal(str(c)) / 100) for c in data.get("bonus_payments") or []]
 
     # -- workers -------------------------------------------------------------------------
     def _members(self, group: str, participant_id: str, add: bool) -> None:
@@ -292,6 +390,7 @@ class ProlificProvider(CrowdProvider):
             "POST" if add else "DELETE",
             f"participant-groups/{group}/participants/",
             json={"participant_ids": [participant_id]},
+            safe=True,  # adding a member twice is ignored, removing a non-member too
         )
 
     def block(self, worker, reason: str) -> None:

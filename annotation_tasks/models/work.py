@@ -299,3 +299,8 @@ class WorkerProjectStatus(models.Model):
     class Meta:
         ordering = ["project_id", "worker_id"]
         constraints = [models.UniqueConstraint(fields=["worker", "project"], name="one_status_per_worker_project")]
+
+    @classmethod
+    def blocks(cls, worker: Worker, project_id: int) -> bool:
+        """Whether a decision in this project keeps the worker from its units (blocks elsewhere do not count)."""
+        return cls.objects.filter(worker=worker, project_id=project_id, status__in=Worker.Status.blocked()).exists()

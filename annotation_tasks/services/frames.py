@@ -6,7 +6,7 @@ Columns are the frame contract the analysis and the exporters rely on:
 
 - responses: response_id, external_id, source_id, system, dataset, abstained, split
 - labels, one row per label: level ('span'|'qa'|'fact'), item_id, response_id, source_id, system, dataset,
-  split, worker_id, assignment_id, label, derived_from_span. Only submitted / approved assignments count;
+  split, worker_id, assignment_id, label, derived_from_span. Only assignments that count (Assignment.counted_q) do;
   QAs marked invalid by the expert validation step are left out (they are not part of the judged set).
   level and label are pandas Categoricals (fast counting in analysis.aggregation).
 - qas: item_id, response_id, predicate_id, source_id, system, dataset, split (valid/unknown QAs)
@@ -167,7 +167,7 @@ def facts_frame(project: Project) -> pd.DataFrame:
     ]
     labels = _records(
         FactLabel.objects.filter(
-            fact__response__project=project, assignment__status__in=Assignment.Status.counted()
+            Assignment.counted_q("assignment__"), fact__response__project=project
         ).order_by(),
         ["fact_id", "assignment__worker_id", "assignment_id", "label"],
     )
@@ -181,7 +181,7 @@ def preferences_frame(project: Project) -> pd.DataFrame:
     """Pairwise judgments of counted assignments, with the systems of both responses."""
     frame = _records(
         PairwisePreference.objects.filter(
-            unit__project=project, assignment__status__in=Assignment.Status.counted()
+            Assignment.counted_q("assignment__"), unit__project=project
         ).order_by("id"),
         ["unit_id", "aspect", "assignment__worker_id", "assignment_id", "response_a_id", "response_b_id",
          "response_a__system", "response_b__system", "score"],

@@ -50,6 +50,10 @@ def project_overview(project: Project) -> dict:
         "batches_by_status": _by_status(Batch.objects.filter(project=project)),
         "units_by_status": _by_status(Unit.objects.filter(project=project)),
         "assignments_by_status": _by_status(assignments),
+        # submitted work by whether its platform vouches for it: pending and unverified work counts nowhere yet
+        "submitted_by_verification": _by_status_field(
+            assignments.filter(status__in=Assignment.Status.counted()), "verification"
+        ),
         "time_on_task": _time_stats(
             assignments.filter(status__in=Assignment.Status.done()).values_list("time_on_task_ms", flat=True)
         ),

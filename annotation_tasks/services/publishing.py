@@ -27,6 +27,7 @@ from annotation_tasks.services.batches import ensure_publishable, funding_blocke
 log = logging.getLogger(__name__)
 
 DEFAULT_PUBLISH_RATE = 5.0  # platform calls per second while publishing many units
+LOCAL = "local"  # our own annotators: no platform to call, nothing to verify
 
 
 class RateLimiter:
@@ -130,21 +131,26 @@ def publish_batch(
         result.confirmed = False
         return result
 
+    # An earlier attempt may have created platform objects whose answers were lost (and request tokens expire):
+    # a resumed publish tells the provider to read its state back before creating anything.
+    resuming = bool((batch.settings or {}).get("publish_started_at"))
     batch.provider = provider.name
     batch.settings = {
         **(batch.settings or {}),
         **options,
         "reward": str(reward),
         "assignments_per_unit": int(assignments_per_unit),
+        "publish_started_at": (batch.settings or {}).get("publish_started_at") or timezone.now().isoformat(),
     }
     batch.save(update_fields=["provider", "settings"])
 
-    limiter = limiter or RateLimiter(
-        rate_per_second if rate_per_second is not None else getattr(settings, "CROWD_PUBLISH_RATE", DEFAULT_PUBLISH_RATE)
-    )
+    if rate_per_second is None:  # the platforms' limit; nothing to hold back where no platform is called
+        rate_per_second = 0.0 if provider.name == LOCAL else getattr(settings, "CROWD_PUBLISH_RATE", DEFAULT_PUBLISH_RATE)
+    limiter = limiter or RateLimiter(rate_per_second)
     for unit in pending:
         limiter.wait()
-        (ref,) = provider.publish(batch, [unit], reward=reward, assignments_per_unit=assignments_per_unit, **options)
+        (ref,) = provider.publish(batch, [unit], reward=reward, assignments_per_unit=assignments_per_unit,
+                                  resume=resuming, **options)
         unit.provider_ref = ref
         unit.assignments_wanted = assignments_per_unit
         unit.save(update_fields=["provider_ref", "assignments_wanted"])
@@ -216,6 +222,8 @@ class SyncResult:
     unchanged: int = 0
     unknown_unit: int = 0
     missing_labels: list[int] = field(default_factory=list)  # assignments the platform has but our API never got
+    verified: int = 0
+    unverified: list[int] = field(default_factory=list)  # submitted here, unknown (or doubtful) on the platform
 
     def as_dict(self) -> dict:
         return {k: v for k, v in self.__dict__.items()}
@@ -231,7 +239,26 @@ def _parse_time(value: str | None) -> datetime | None:
     return parsed if timezone.is_aware(parsed) else parsed.replace(tzinfo=UTC)
 
 
-def _reconcile(batch: Batch, unit: Unit, rec: SubmissionRecord, result: SyncResult) -> None:
+def _verification(rec: SubmissionRecord) -> dict:
+    """What the platform's record says of our assignment: it knows it, and its proof (if any) holds."""
+    V = Assignment.Verification
+    if rec.doubt:
+        return {"verification": V.UNVERIFIED, "verification_note": rec.doubt[:200], "verified_at": timezone.now()}
+    return {"verification": V.VERIFIED, "verification_note": "", "verified_at": timezone.now()}
+
+
+def _mark_verified(a: Assignment, rec: SubmissionRecord, result: SyncResult) -> None:
+    fields = _verification(rec)
+    Assignment.objects.filter(pk=a.pk).update(**fields)
+    for name, value in fields.items():
+        setattr(a, name, value)
+    if fields["verification"] == Assignment.Verification.VERIFIED:
+        result.verified += 1
+    else:
+        result.unverified.append(a.pk)
+
+
+def _reconcile(batch: Batch, unit: Unit, rec: SubmissionRecord, result: SyncResult, seen: set[int]) -> None:
     worker, _ = Worker.objects.get_or_create(provider=batch.provider, external_id=rec.worker_external_id)
     status = _STATUS.get(rec.status)
     if status is None:
@@ -247,6 +274,7 @@ def _reconcile(batch: Batch, unit: Unit, rec: SubmissionRecord, result: SyncResu
         if a is not None:
             a.provider_assignment_id = rec.provider_assignment_id
             a.save(update_fields=["provider_assignment_id"])
+    verify = batch.provider != LOCAL
     if a is None:
         a = Assignment.objects.create(
             unit=unit,
@@ -255,10 +283,17 @@ def _reconcile(batch: Batch, unit: Unit, rec: SubmissionRecord, result: SyncResu
             status=status,
             submitted_at=_parse_time(rec.submitted_at) or timezone.now(),
             submission={"platform_answer": dict(rec.answer)} if rec.answer else None,
+            **(_verification(rec) if verify else {}),
         )
         result.created += 1
         result.missing_labels.append(a.pk)
+        seen.add(a.pk)
+        if verify and a.verification == Assignment.Verification.UNVERIFIED:
+            result.unverified.append(a.pk)
         return
+    seen.add(a.pk)
+    if verify:
+        _mark_verified(a, rec, result)
     if status not in _PLATFORM_MAY_MOVE.get(a.status, set()):
         result.unchanged += 1
         return
@@ -284,6 +319,7 @@ def sync_batch(batch: Batch, provider: CrowdProvider | None = None) -> SyncResul
     provider = provider or provider_for(batch)
     units = {u.provider_ref: u for u in batch.units.exclude(provider_ref="")}
     result = SyncResult()
+    seen: set[int] = set()
     for rec in provider.list_submissions(batch):
         result.seen += 1
         unit = units.get(rec.unit_ref)
@@ -291,8 +327,37 @@ def sync_batch(batch: Batch, provider: CrowdProvider | None = None) -> SyncResul
             result.unknown_unit += 1
             continue
         with transaction.atomic():
-            _reconcile(batch, unit, rec, result)
+            _reconcile(batch, unit, rec, result, seen)
+    if batch.provider != LOCAL:
+        _unverify_unlisted(batch, seen, result)
     return result
+
+
+def _unverify_unlisted(batch: Batch, seen: set[int], result: SyncResult) -> None:
+    """Work submitted through our page that the platform does not list was entered with made-up ids: it stops
+    counting (Assignment.counted_q) and gives its slot back; a later sync that finds it verifies it after all."""
+    V = Assignment.Verification
+    unlisted = (Assignment.objects.filter(unit__batch=batch, verification=V.PENDING,
+                                          status__in=Assignment.Status.done())
+                .exclude(pk__in=seen))
+    ids = list(unlisted.values_list("pk", flat=True))
+    if ids:
+        Assignment.objects.filter(pk__in=ids).update(
+            verification=V.UNVERIFIED, verified_at=timezone.now(),
+            verification_note="the platform does not list this submission")
+        result.unverified.extend(ids)
+    if result.unverified:
+        _reopen_units(Unit.objects.filter(assignments__pk__in=result.unverified).distinct())
+
+
+def _reopen_units(units) -> None:
+    """A complete unit whose counting work fell below what it wants (unverified work left it) is open again."""
+    V = Assignment.Verification
+    for unit in units.filter(status=Unit.Status.COMPLETE):
+        holding = unit.assignments.filter(status__in=Assignment.Status.counted(),
+                                          verification__in=[*V.trusted(), V.PENDING]).count()
+        if holding < unit.assignments_wanted:
+            Unit.objects.filter(pk=unit.pk, status=Unit.Status.COMPLETE).update(status=Unit.Status.OPEN)
 
 
 def sync_open_batches() -> dict[int, dict]:

@@ -20,7 +20,7 @@ from django.db.models import Count, F, Q, QuerySet
 from django.utils import timezone
 
 from annotation_tasks.crowd.local import LocalProvider
-from annotation_tasks.models import Assignment, Project, ProjectMembership, Unit, Worker
+from annotation_tasks.models import Assignment, Project, ProjectMembership, Unit, Worker, WorkerProjectStatus
 
 T = TypeVar("T")
 
@@ -59,7 +59,8 @@ def slot_holders(assignments: QuerySet[Assignment], project_id: int | Any) -> Qu
     them like anyone's), but they never take the place of a worker, so every unit still gets its N workers.
     `project_id` may be an OuterRef/F expression."""
     researchers = ProjectMembership.objects.filter(project_id=project_id, role=ProjectMembership.Role.RESEARCHER)
-    return assignments.exclude(worker__user__is_superuser=True).exclude(worker__user_id__in=researchers.values("user_id"))
+    holders = assignments.exclude(verification=Assignment.Verification.UNVERIFIED)  # made-up platform ids hold none
+    return holders.exclude(worker__user__is_superuser=True).exclude(worker__user_id__in=researchers.values("user_id"))
 
 
 def active_count(unit_id: int) -> int:
@@ -151,7 +152,7 @@ def next_assignment(worker: Worker, project: Project, mode: str | None = None) -
     A unit goes to exactly `assignments_wanted` distinct workers, never more. Only units of local batches are
     served (a draft local batch too, so researchers can pilot before launching); platform batches are never.
     """
-    if worker.status in Worker.Status.blocked():
+    if WorkerProjectStatus.blocks(worker, project.pk):  # blocks are per project (services.quality)
         return None
     expire_abandoned(project=project)
     now = timezone.now()

@@ -27,6 +27,7 @@ def make_units(n: int = 3, *, batch_name: str = "b1", provider: str = "local", p
 def fake_mturk(settings):
     fake = FakeMTurk().start()
     settings.MTURK_ENDPOINT_URL = fake.url
+    settings.MTURK_SUBMIT_TEST_ORIGIN = fake.url  # the fake's worker site is the turkSubmitTo of its links
     settings.AWS_ACCESS_KEY_ID = "AKIAFAKEFAKEFAKE"
     settings.AWS_SECRET_ACCESS_KEY = "fake-secret"
     settings.PUBLIC_BASE_URL = "https://factcrowd.example.org"

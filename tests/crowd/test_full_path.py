@@ -104,7 +104,7 @@ def test_mturk_path(client, fake_mturk, settings):
 
     assert sync_open_batches.delay().get() == {
         str(batch.pk): {"seen": 1, "created": 0, "updated": 0, "unchanged": 1, "unknown_unit": 0,
-                        "missing_labels": []}}
+                        "missing_labels": [], "verified": 1, "unverified": []}}
 
 
 def test_prolific_path(client, fake_prolific, settings):

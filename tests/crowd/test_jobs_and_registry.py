@@ -23,7 +23,7 @@ def test_jobs_sync_approve_and_pay_once(fake_mturk):
     units[0].refresh_from_db()
     aid = fake_mturk.submit(units[0].provider_ref, "WJ")
     assert sync_open_batches.delay().get()[str(batch.pk)]["created"] == 1
-    assert approve_batch.delay(batch.pk).get() == {"approved": 1, "waiting": 0}
+    assert approve_batch.delay(batch.pk).get() == {"approved": 1, "waiting": 0, "unverified": 0}
     a = Assignment.objects.get()
     first = pay_bonus.delay(a.pk, "0.15", "thanks").get()
     assert pay_bonus.delay(a.pk, "0.15", "thanks").get() == first

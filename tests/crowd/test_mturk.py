@@ -215,22 +215,67 @@ def test_throttling_beyond_max_attempts_is_a_provider_error(fake_mturk):
         provider.account_balance()
 
 
-def test_repeated_token_finds_the_existing_hit_even_without_an_id_in_the_message(fake_mturk, monkeypatch):
+def test_a_repeated_publish_gets_mturks_own_answer_and_finds_the_hit_by_its_annotation(fake_mturk):
+    """Real MTurk answers a seen token with 'The idempotency token "..." has already been processed', which names
+    no HIT: the provider takes it as a retry and finds the HIT by its RequesterAnnotation."""
     batch, units = make_units(2, provider="mturk")
-    provider = get_provider("mturk")
-    refs = provider.publish(batch, units, reward=Decimal("0.5"), assignments_per_unit=1)
-    orig = fake_mturk._token
-
-    def vaguer(body, kind):  # some MTurk answers do not name the HIT: the provider must find it
-        try:
-            return orig(body, kind)
-        except Exception as exc:
-            exc.message = "The UniqueRequestToken was already used."
-            raise
-
-    monkeypatch.setattr(fake_mturk, "_token", vaguer)
-    assert get_provider("mturk").publish(batch, units, reward=Decimal("0.5"), assignments_per_unit=1) == refs
+    refs = get_provider("mturk").publish(batch, units, reward=Decimal("0.5"), assignments_per_unit=1)
+    again = get_provider("mturk")
+    with pytest.raises(ProviderError, match="has already been processed"):  # the fake answers as MTurk does
+        again._call("create_hit_with_hit_type", HITTypeId=fake_mturk.hits[refs[0]]["HITTypeId"], MaxAssignments=1,
+                    LifetimeInSeconds=60, Question=fake_mturk.hits[refs[0]]["Question"],
+                    UniqueRequestToken=request_token("mturk-hit", batch.pk, units[0].pk, 1))
+    assert again.publish(batch, units, reward=Decimal("0.5"), assignments_per_unit=1) == refs
     assert len(fake_mturk.hits) == 2
+
+
+def test_a_publish_resumed_after_the_tokens_expired_reads_the_hits_back_first(fake_mturk, monkeypatch):
+    """The HIT was made but its answer lost; a day later MTurk has forgotten the token: the resumed publish must
+    find the HIT by its annotation instead of making a second one (a second HIT pays twice)."""
+    batch, units = make_units(1, provider="mturk")
+    real = MTurkProvider._call
+
+    def answer_lost(self, operation, **params):
+        out = real(self, operation, **params)
+        if operation == "create_hit_with_hit_type":
+            raise ProviderError("mturk create_hit_with_hit_type: read timeout")
+        return out
+
+    monkeypatch.setattr(MTurkProvider, "_call", answer_lost)
+    with pytest.raises(ProviderError, match="read timeout"):
+        publishing.publish_batch(batch, reward="0.20", assignments_per_unit=1, provider_name="mturk")
+    monkeypatch.setattr(MTurkProvider, "_call", real)
+    assert len(fake_mturk.hits) == 1 and batch.units.exclude(provider_ref="").count() == 0
+    fake_mturk.advance(25 * 3600)
+    result = publishing.publish_batch(batch, reward="0.20", assignments_per_unit=1, provider_name="mturk")
+    units[0].refresh_from_db()
+    assert len(fake_mturk.hits) == 1 and units[0].provider_ref == next(iter(fake_mturk.hits))
+    assert len(result.published) == 1
+
+
+def test_a_bonus_retried_after_the_token_expired_is_read_back_and_not_paid_twice(fake_mturk, monkeypatch):
+    a = _synced_submission(fake_mturk, "W8")
+    real = MTurkProvider._call
+
+    def answer_lost(self, operation, **params):
+        out = real(self, operation, **params)
+        if operation == "send_bonus":
+            raise ProviderError("mturk send_bonus: connection reset")
+        return out
+
+    monkeypatch.setattr(MTurkProvider, "_call", answer_lost)
+    with pytest.raises(ProviderError):
+        quality.pay_bonus(a, "0.50", "great")
+    monkeypatch.setattr(MTurkProvider, "_call", real)
+    assert a.decisions.get(action="bonus").status == "failed" and len(fake_mturk.bonuses) == 1
+    fake_mturk.advance(25 * 3600)  # MTurk no longer knows the token: only ListBonusPayments tells
+    done = quality.pay_bonus(a, "0.50", "great")
+    assert done.status == "done" and "found_done_on_platform" in done.metrics
+    assert len(fake_mturk.bonuses) == 1
+    a.refresh_from_db()
+    assert str(a.bonus_paid) == "0.50"
+    second = quality.pay_bonus(a, "0.50", "again", key="second")  # a new bonus of the same amount is paid
+    assert second.status == "done" and len(fake_mturk.bonuses) == 2
 
 
 def test_publish_refuses_when_the_balance_does_not_cover_the_cost(fake_mturk):
@@ -328,15 +373,27 @@ def test_sync_reconciles_platform_verdicts_and_flags_submissions_our_api_never_g
     assert ours.status == "submitted" and ours.submission == {"platform_answer": {"factcrowd": "submitted"}}
 
 
-def test_html_question_frames_the_unit_page(fake_mturk):
+def test_html_questions_are_refused_before_anything_is_created(fake_mturk):
+    """HTMLQuestion pages come from *.mturkcontent.com, shared by every requester: the unit page lets only MTurk's
+    own worker sites frame it, so that mode is dropped with a clear error."""
     batch, units = make_units(1, provider="mturk")
-    (ref,) = get_provider("mturk").publish(batch, units, reward=Decimal("0.5"), assignments_per_unit=1,
-                                           question="html", frame_height=800)
-    xml = fake_mturk.hits[ref]["Question"]
-    root = ElementTree.fromstring(xml)
-    html = next(el.text for el in root.iter() if el.tag.endswith("HTMLContent"))
-    assert "https://factcrowd.example.org/work/unit/" in html and "window.location.search" in html
-    assert next(el.text for el in root.iter() if el.tag.endswith("FrameHeight")) == "800"
+    with pytest.raises(ProviderError, match="'html' is not supported"):
+        get_provider("mturk").publish(batch, units, reward=Decimal("0.5"), assignments_per_unit=1, question="html")
+    assert not fake_mturk.hits
+
+
+def test_turk_submit_to_must_be_an_mturk_worker_site(settings):
+    settings.MTURK_SUBMIT_TEST_ORIGIN = ""
+    provider = get_provider("mturk")
+    base = {"assignmentId": "A1", "hitId": "H1", "workerId": "W1"}
+    for origin in ("https://www.mturk.com", "https://workersandbox.mturk.com", "https://www.mturk.com/"):
+        ctx = provider.parse_entry({**base, "turkSubmitTo": origin})
+        assert ctx.submit_to == origin.rstrip("/") + "/mturk/externalSubmit"
+    for forged in ("https://evil.example", "https://www.mturk.com.evil.example", "http://www.mturk.com",
+                   "https://www.mturk.com/elsewhere", "https://user@www.mturk.com", "javascript:alert(1)"):
+        assert provider.parse_entry({**base, "turkSubmitTo": forged}) is None, forged
+    settings.MTURK_SUBMIT_TEST_ORIGIN = "http://127.0.0.1:9"
+    assert provider.parse_entry({**base, "turkSubmitTo": "http://127.0.0.1:9"}).submit_to
 
 
 def test_http_unit_pages_are_refused_outside_loopback(fake_mturk, settings):

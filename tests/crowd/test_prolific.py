@@ -7,7 +7,7 @@ from urllib.parse import parse_qs, urlparse
 import pytest
 
 from annotation_tasks.crowd import ProviderError, get_provider
-from annotation_tasks.crowd.prolific import completion_code
+from annotation_tasks.crowd.prolific import completion_code, study_completion_code
 from annotation_tasks.models import Assignment, Worker
 from annotation_tasks.services import publishing, quality
 from tests.crowd.conftest import make_units
@@ -23,8 +23,9 @@ def test_study_carries_placeholders_code_places_reward_and_blocklist(fake_prolif
     url = study["external_study_url"]
     assert url.startswith("https://factcrowd.example.org/work/unit/")
     assert "PROLIFIC_PID={{%PROLIFIC_PID%}}&STUDY_ID={{%STUDY_ID%}}&SESSION_ID={{%SESSION_ID%}}" in url
-    assert study["completion_codes"][0]["code"] == completion_code(units[0].pk)
+    assert study["completion_codes"][0]["code"] == study_completion_code(units[0].pk)
     assert (study["total_available_places"], study["reward"], study["status"]) == (3, 125, "ACTIVE")
+    assert study["maximum_allowed_time"] == 4 * study["estimated_completion_time"]
     assert {f["filter_id"] for f in study["filters"]} == {"participant_group_blocklist", "participant_group_allowlist"}
 
 
@@ -36,7 +37,9 @@ def test_parse_entry_gives_the_completion_redirect(fake_prolific):
     query = {k: v[0] for k, v in parse_qs(urlparse(started["url"]).query).items()}
     ctx = get_provider("prolific").parse_entry(query)
     assert (ctx.worker_external_id, ctx.provider_assignment_id) == ("PID-9", started["id"])
-    assert parse_qs(urlparse(ctx.completion_url).query)["cc"] == [completion_code(units[0].pk)]
+    code = parse_qs(urlparse(ctx.completion_url).query)["cc"]
+    assert code == [completion_code(units[0].provider_ref, started["id"], "PID-9")]
+    assert code != [study_completion_code(units[0].pk)]  # each participant's own, not the study's
     assert get_provider("mturk").parse_entry(query) is None and get_provider("local").parse_entry(query) is None
 
 
@@ -45,9 +48,8 @@ def test_paging_and_429_retries(fake_prolific):
     publishing.publish_batch(batch, reward="0.5", assignments_per_unit=5)
     units[0].refresh_from_db()
     for i in range(5):
-        fake_prolific.start_submission(units[0].provider_ref, f"P{i}")
-    for _ in range(5):
-        fake_prolific.complete_by_code(completion_code(units[0].pk))
+        started = fake_prolific.start_submission(units[0].provider_ref, f"P{i}")
+        fake_prolific.complete_by_code(completion_code(units[0].provider_ref, started["id"], f"P{i}"))
     fake_prolific.too_many_next = 2
     records = list(get_provider("prolific").list_submissions(batch))
     assert sorted(r.worker_external_id for r in records) == [f"P{i}" for i in range(5)]
@@ -60,7 +62,7 @@ def test_reject_pads_feedback_to_prolifics_minimum_and_balance_is_read(fake_prol
     publishing.publish_batch(batch, reward="0.5", assignments_per_unit=1)
     units[0].refresh_from_db()
     started = fake_prolific.start_submission(units[0].provider_ref, "P-R")
-    fake_prolific.complete_by_code(completion_code(units[0].pk))
+    fake_prolific.complete_by_code(completion_code(units[0].provider_ref, started["id"], "P-R"))
     publishing.sync_batch(batch)
     a = Assignment.objects.get()
     quality.reject(a, "Too fast.")
@@ -70,8 +72,8 @@ def test_reject_pads_feedback_to_prolifics_minimum_and_balance_is_read(fake_prol
 
 def test_blocked_participants_cannot_start_new_studies(fake_prolific):
     worker = Worker.objects.create(provider="prolific", external_id="SPAMMER")
-    quality.block(worker, "bot answers")
     batch, units = make_units(1, provider="prolific")
+    quality.block(worker, "bot answers", project=batch.project)
     publishing.publish_batch(batch, reward="0.5", assignments_per_unit=1)
     units[0].refresh_from_db()
     with pytest.raises(ValueError, match="blocked"):
@@ -91,15 +93,19 @@ def test_bulk_approve(fake_prolific):
     publishing.publish_batch(batch, reward="0.5", assignments_per_unit=2)
     units[0].refresh_from_db()
     for pid in ("P1", "P2"):
-        fake_prolific.start_submission(units[0].provider_ref, pid)
-        fake_prolific.complete_by_code(completion_code(units[0].pk))
+        started = fake_prolific.start_submission(units[0].provider_ref, pid)
+        fake_prolific.complete_by_code(completion_code(units[0].provider_ref, started["id"], pid))
     get_provider("prolific").approve_many(units[0].provider_ref, ["P1", "P2"])
     assert {s["status"] for s in fake_prolific.submissions.values()} == {"APPROVED"}
 
 
-def test_completion_url_is_found_even_before_the_study_id_is_saved(fake_prolific):
-    batch, units = make_units(1, provider="prolific")
-    (study_id,) = get_provider("prolific").publish(batch, units, reward=Decimal("0.5"), assignments_per_unit=1)
+def test_an_entry_before_the_study_id_is_saved_is_checked_with_prolific(fake_prolific):
+    batch, units = make_units(2, provider="prolific")
+    provider = get_provider("prolific")
+    (study_id,) = provider.publish(batch, units[:1], reward=Decimal("0.5"), assignments_per_unit=1)
     assert units[0].provider_ref == ""  # publishing has not recorded the ref yet: a participant arrives now
-    ctx = get_provider("prolific").parse_entry({"PROLIFIC_PID": "EARLY", "STUDY_ID": study_id, "SESSION_ID": "s"})
-    assert ctx.completion_url.endswith(f"cc={completion_code(units[0].pk)}")
+    ctx = provider.parse_entry({"PROLIFIC_PID": "EARLY", "STUDY_ID": study_id, "SESSION_ID": "s"})
+    assert ctx.completion_url.endswith(f"cc={completion_code(study_id, 's', 'EARLY')}")
+    assert provider.check_entry(units[0], ctx) is None  # the study's internal name is this unit's
+    assert provider.check_entry(units[1], ctx) == "this link does not belong to this unit's study"
+    assert provider.parse_entry({"PROLIFIC_PID": "EARLY", "STUDY_ID": study_id}) is None  # no SESSION_ID

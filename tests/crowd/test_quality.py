@@ -69,8 +69,9 @@ def test_thresholds_qualify_warn_and_soft_block_once_each(fake_mturk):
         ("great", "qualify"), ("meh", "warn"), ("poor", "soft_block")]
     for d in decisions:
         assert d.status == "done" and "gold_accuracy" in d.metrics and d.reason
-    great, poor = (Worker.objects.get(external_id=n) for n in ("great", "poor"))
+    great, poor = (quality.standing(Worker.objects.get(external_id=n), project) for n in ("great", "poor"))
     assert great.qualifications == {"factcrowd-qualified": 1} and poor.status == "soft_blocked"
+    assert {d.project_id for d in decisions} == {project.pk}
     assert fake_mturk.score("factcrowd-qualified", "great") == 1
     assert not fake_mturk.blocks  # a soft block is not a platform block
     assert quality.evaluate_workers(project) == []  # no change of state, nothing new to decide
@@ -78,16 +79,15 @@ def test_thresholds_qualify_warn_and_soft_block_once_each(fake_mturk):
 
 def test_soft_block_reversal_restores_the_qualification_and_status(fake_mturk):
     units, workers = labelled_project({"w": [True] * 6}, provider="mturk")
-    worker = workers["w"]
-    (qualified,) = quality.evaluate_workers(units[0].project)
-    worker.refresh_from_db()
-    blocked = quality.soft_block(worker, "manual review found copy-paste answers")
-    worker.refresh_from_db()
-    assert worker.status == "soft_blocked" and worker.qualifications == {}
+    worker, project = workers["w"], units[0].project
+    (qualified,) = quality.evaluate_workers(project)
+    blocked = quality.soft_block(worker, "manual review found copy-paste answers", project=project)
+    here = quality.standing(worker, project)
+    assert here.status == "soft_blocked" and here.qualifications == {}
     assert fake_mturk.score("factcrowd-qualified", "w") is None
     undo = quality.reverse_decision(blocked, "it was a browser autofill")
-    worker.refresh_from_db()
-    assert (worker.status, worker.qualifications) == ("active", {"factcrowd-qualified": 1})
+    here = quality.standing(worker, project)
+    assert (here.status, here.qualifications) == ("active", {"factcrowd-qualified": 1})
     assert fake_mturk.score("factcrowd-qualified", "w") == 1
     blocked.refresh_from_db()
     assert blocked.status == "reversed" and undo.reverses_id == blocked.pk
@@ -102,7 +102,8 @@ def test_platform_block_only_when_asked(fake_mturk):
     (d,) = quality.evaluate_workers(units[0].project, batch=batch)
     assert d.action == "block" and "poor" in fake_mturk.blocks
     quality.reverse_decision(d, "appeal accepted")
-    assert "poor" not in fake_mturk.blocks and Worker.objects.get(external_id="poor").status == "active"
+    assert "poor" not in fake_mturk.blocks
+    assert quality.standing(Worker.objects.get(external_id="poor"), units[0].project).status == "active"
 
 
 def test_approval_policy_by_gold_accuracy_or_age():
@@ -110,10 +111,11 @@ def test_approval_policy_by_gold_accuracy_or_age():
     batch = units[0].batch
     provider = get_provider("local")
     result = quality.apply_approval_policy(batch, provider=provider)
-    assert result == {"approved": 6, "waiting": 6}
+    assert result == {"approved": 6, "waiting": 6, "unverified": 0}
     assert set(Assignment.objects.filter(status="approved").values_list("worker__external_id", flat=True)) == {"good"}
     later = timezone.now() + timedelta(days=3, minutes=1)
-    assert quality.apply_approval_policy(batch, now=later, provider=provider) == {"approved": 6, "waiting": 0}
+    assert quality.apply_approval_policy(batch, now=later, provider=provider) == {
+        "approved": 6, "waiting": 0, "unverified": 0}
     reasons = set(QualityDecision.objects.filter(action="approve").values_list("reason", flat=True))
     assert any("gold accuracy" in r for r in reasons) and any("3 days" in r for r in reasons)
 

@@ -4,7 +4,8 @@
 - gold: how often a worker gets gold, and gold mixed into platform batches
 - metrics: gold accuracy, agreement, units done, time on task (labels and gold from services.frames)
 - decision_log: every platform action recorded before the call, with a request token, claimed, done once
-- decisions: approve, reject, bonus; qualify, warn, soft-block, block, unblock; reverse_decision
+- decisions: approve, reject, bonus; qualify, warn, soft-block, block, unblock (in one project: standing,
+  blocked_in); reverse_decision
 - thresholds: worker states by gold accuracy (evaluate_workers), approval of submitted work
 
 Callers use the package (`from annotation_tasks.services import quality`); the names below are its API.
@@ -13,12 +14,14 @@ from annotation_tasks.services.quality.decision_log import CLAIM_LEASE, Decision
 from annotation_tasks.services.quality.decisions import (
     approve,
     block,
+    blocked_in,
     grant_qualification,
     pay_bonus,
     reject,
     reverse_decision,
     revoke_qualification,
     soft_block,
+    standing,
     unblock,
     warn,
 )
@@ -43,6 +46,7 @@ __all__ = [
     "apply_approval_policy",
     "approve",
     "block",
+    "blocked_in",
     "evaluate_workers",
     "gold_first",
     "gold_rate",
@@ -56,6 +60,7 @@ __all__ = [
     "revoke_qualification",
     "should_serve_gold",
     "soft_block",
+    "standing",
     "unblock",
     "units_done",
     "warn",

@@ -15,7 +15,7 @@ from django.db.models import Q
 from django.utils import timezone
 
 from annotation_tasks.crowd import CrowdProvider, get_provider
-from annotation_tasks.models import Assignment, QualityDecision, Worker
+from annotation_tasks.models import Assignment, Project, QualityDecision, Worker
 
 Status = QualityDecision.Status
 CLAIM_LEASE = timedelta(minutes=10)
@@ -45,16 +45,19 @@ def _claim(decision: QualityDecision) -> bool:
 
 
 def _record(worker: Worker, action: str, reason: str, token: str, assignment: Assignment | None,
-            metrics: dict | None, amount: Decimal | None, reverses: QualityDecision | None) -> QualityDecision:
-    """The decision with this token: the existing row, or a new pending one (a concurrent insert wins)."""
+            metrics: dict | None, amount: Decimal | None, reverses: QualityDecision | None,
+            project: Project | None = None) -> QualityDecision:
+    """The decision with this token: the existing row, or a new pending one (a concurrent insert wins).
+    Its project is the assignment's, else the one given (worker decisions apply in one project)."""
     decision = QualityDecision.objects.filter(request_token=token).first()
     if decision is not None:
         return decision
+    project_id = assignment.unit.project_id if assignment is not None else (project.pk if project else None)
     try:
         with transaction.atomic():
             return QualityDecision.objects.create(
                 worker=worker, assignment=assignment, action=action, reason=reason, metrics=metrics or {},
-                amount=amount, request_token=token, status=Status.PENDING, reverses=reverses,
+                amount=amount, request_token=token, status=Status.PENDING, reverses=reverses, project_id=project_id,
             )
     except IntegrityError:  # a concurrent attempt recorded it first
         return QualityDecision.objects.get(request_token=token)
@@ -72,22 +75,32 @@ def decide(
     amount: Decimal | None = None,
     reverses: QualityDecision | None = None,
     on_done: Callable[[], None] | None = None,
+    done_on_platform: Callable[[], bool] | None = None,
+    project: Project | None = None,
 ) -> QualityDecision:
     """Record the intent, claim it, call the platform, mark it done. A done decision with this token is a no-op.
 
     Statuses: pending (recorded), calling (a process is talking to the platform), done, failed (retry with
     the same token), reversed. The unique request token makes the row, and so the platform call, happen once.
+    A decision tried before (failed, or a claim whose process died) may have gone through on the platform, and
+    platforms forget request tokens (MTurk after 24 hours; Prolific has none for payments): before calling
+    again, `done_on_platform` reads the platform's state back, and a call found done is not repeated.
     """
-    decision = _record(worker, action, reason, token, assignment, metrics, amount, reverses)
+    decision = _record(worker, action, reason, token, assignment, metrics, amount, reverses, project)
     if decision.status in Status.settled():
         return decision
+    tried_before = decision.status != Status.PENDING
     if not _claim(decision):
         decision.refresh_from_db()
         if decision.status in Status.settled():
             return decision
         raise DecisionInProgress(f"decision {decision.pk} ({action}) is being carried out by another process")
     try:
-        call(token)
+        if tried_before and done_on_platform is not None and done_on_platform():
+            decision.metrics = {**decision.metrics, "found_done_on_platform": timezone.now().isoformat()}
+            decision.save(update_fields=["metrics"])
+        else:
+            call(token)
     except Exception as exc:
         decision.status = Status.FAILED
         decision.metrics = {**decision.metrics, "error": str(exc)[:500]}

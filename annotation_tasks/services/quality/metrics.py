@@ -7,7 +7,7 @@ from collections.abc import Iterable
 from dataclasses import asdict, dataclass
 
 from annotation_tasks.analysis.agreement import worker_agreement
-from annotation_tasks.models import Assignment, Project, Worker
+from annotation_tasks.models import Assignment, Project, Worker, WorkerProjectStatus
 from annotation_tasks.services.frames import worker_labels_frame
 
 
@@ -32,7 +32,9 @@ class WorkerMetrics:
 def worker_metrics(project: Project, workers: Iterable[Worker] | None = None) -> dict[int, WorkerMetrics]:
     """Gold accuracy, agreement with the other workers' majority (per level, pooled), units done, time on task."""
     qs = Worker.objects.filter(assignments__unit__project=project).distinct() if workers is None else workers
-    out = {w.pk: WorkerMetrics(w.pk, w.external_id, w.provider, w.status) for w in qs}
+    # the status is the worker's in this project (decisions in other projects do not show here)
+    here = dict(WorkerProjectStatus.objects.filter(project=project).values_list("worker_id", "status"))
+    out = {w.pk: WorkerMetrics(w.pk, w.external_id, w.provider, here.get(w.pk, Worker.Status.ACTIVE)) for w in qs}
     times: dict[int, list[int]] = defaultdict(list)
     for worker_id, status, ms in Assignment.objects.filter(unit__project=project, worker_id__in=list(out)).values_list(
         "worker_id", "status", "time_on_task_ms"

@@ -1,9 +1,11 @@
 """A small fake of the MTurk requester API on loopback, for boto3 pointed at it with endpoint_url.
 
 It speaks MTurk's JSON protocol (X-Amz-Target names the operation), keeps HITs, assignments, bonuses, blocks and
-qualifications in memory, pages like MTurk (NextToken), answers repeated UniqueRequestTokens with an error that
-names the existing object, can inject ThrottlingException, and also serves the worker side's
-/mturk/externalSubmit so a browser (or requests) can submit an assignment as a worker would.
+qualifications in memory, pages like MTurk (NextToken), answers a UniqueRequestToken seen within 24 hours with
+MTurk's own error ('The idempotency token "..." has already been processed', which names no object) and forgets
+it after that (`advance` moves the fake's clock), refuses HTMLQuestion and http ExternalURLs outside loopback,
+lists bonus payments, can inject ThrottlingException, and also serves the worker side's /mturk/externalSubmit so
+a browser (or requests) can submit an assignment as a worker would.
 """
 from __future__ import annotations
 
@@ -45,7 +47,8 @@ class FakeMTurk(LoopbackFake):
         self.hit_types: dict[str, dict] = {}
         self.hits: dict[str, dict] = {}
         self.assignments: dict[str, dict] = {}
-        self.tokens: dict[str, str] = {}
+        self.tokens: dict[str, tuple[str, float]] = {}  # token -> (object id, when first seen)
+        self.offset = 0.0  # seconds added to the clock (advance)
         self.bonuses: list[dict] = []
         self.blocks: dict[str, str] = {}
         self.qual_types: dict[str, dict] = {}
@@ -168,15 +171,26 @@ class FakeMTurk(LoopbackFake):
                 raise FakeError("RequestError", f"operation {op} not implemented by the fake")
             return handler(body)
 
+    def now(self) -> float:
+        return time.time() + self.offset
+
+    def advance(self, seconds: float) -> None:
+        """Move the clock on (request tokens expire 24 hours after their first use)."""
+        with self.lock:
+            self.offset += seconds
+
     def _token(self, body: dict, kind: str) -> str | None:
         token = body.get("UniqueRequestToken")
-        if token and token in self.tokens:
-            existing = self.tokens[token]
-            raise FakeError(
-                "RequestError",
-                f'The {kind} with ID "{existing}" already exists with the same UniqueRequestToken ({token}).',
-            )
+        if token is not None and not 1 <= len(token) <= 64:
+            raise FakeError("ValidationException", "UniqueRequestToken must be 1 to 64 characters")
+        seen = self.tokens.get(token) if token else None
+        if seen is not None and self.now() - seen[1] < 24 * 3600:
+            raise FakeError("RequestError", f'The idempotency token "{token}" has already been processed.')
         return token
+
+    def _remember(self, token: str | None, object_id: str) -> None:
+        if token:
+            self.tokens[token] = (object_id, self.now())
 
     def _page(self, items: list, body: dict) -> tuple[list, str | None]:
         size = int(body.get("MaxResults") or 10)
@@ -212,8 +226,14 @@ class FakeMTurk(LoopbackFake):
         if ht is None:
             raise FakeError("RequestError", "unknown HITTypeId")
         question = body["Question"]
-        if len(question.encode()) > 65535 or "<ExternalURL>" not in question and "<HTMLContent>" not in question:
+        if len(question.encode()) > 65535 or "<ExternalURL>" not in question:
             raise FakeError("ParameterValidationError", "Question is not valid XML of a known schema")
+        url = re.search(r"<ExternalURL>(.*?)</ExternalURL>", question, re.S).group(1)
+        if not url.startswith("https://") and urlparse(html.unescape(url)).hostname not in ("127.0.0.1", "localhost"):
+            raise FakeError("ParameterValidationError", "ExternalURL must be an HTTPS URL")
+        for key in ("MaxAssignments", "LifetimeInSeconds"):
+            if not isinstance(body.get(key), int):
+                raise FakeError("ValidationException", f"{key} is required and must be an integer")
         hit_id = _id()
         hit = {
             "HITId": hit_id,
@@ -234,8 +254,7 @@ class FakeMTurk(LoopbackFake):
             "QualificationRequirements": ht.get("QualificationRequirements", []),
         }
         self.hits[hit_id] = hit
-        if token:
-            self.tokens[token] = hit_id
+        self._remember(token, hit_id)
         fee = Decimal("0.4") if body["MaxAssignments"] >= 10 else Decimal("0.2")
         self.balance -= Decimal(ht["Reward"]) * body["MaxAssignments"] * (1 + fee)
         return {"HIT": hit}
@@ -303,11 +322,22 @@ class FakeMTurk(LoopbackFake):
         if not body.get("Reason"):
             raise FakeError("ValidationException", "Reason is required")
         bonus_id = _id(12)
-        self.bonuses.append({**body, "BonusId": bonus_id})
-        if body.get("UniqueRequestToken"):
-            self.tokens[body["UniqueRequestToken"]] = bonus_id
+        self.bonuses.append({**body, "BonusId": bonus_id, "GrantTime": self.now()})
+        self._remember(body.get("UniqueRequestToken"), bonus_id)
         self.balance -= Decimal(body["BonusAmount"]) * Decimal("1.2")
         return {}
+
+    def op_ListBonusPayments(self, body: dict) -> dict:  # noqa: N802
+        if bool(body.get("HITId")) == bool(body.get("AssignmentId")):
+            raise FakeError("ValidationException", "give exactly one of HITId and AssignmentId")
+        items = [
+            {k: b[k] for k in ("WorkerId", "BonusAmount", "AssignmentId", "Reason", "GrantTime")}
+            for b in self.bonuses
+            if b["AssignmentId"] == body.get("AssignmentId")
+            or self.assignments.get(b["AssignmentId"], {}).get("HITId") == body.get("HITId")
+        ]
+        chunk, nxt = self._page(items, body)
+        return {"BonusPayments": chunk, "NumResults": len(chunk), **({"NextToken": nxt} if nxt else {})}
 
     def op_CreateWorkerBlock(self, body: dict) -> dict:  # noqa: N802
         self.blocks[body["WorkerId"]] = body["Reason"]

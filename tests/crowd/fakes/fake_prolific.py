@@ -3,7 +3,15 @@
 Studies (create, publish/stop transitions), submissions (list with `_links.next` paging, approve/reject
 transitions, bulk approve), bonus set-up + pay, participant groups and a workspace balance. It also serves the
 participant side: starting a submission (what Prolific does when a participant opens the study) and the
-completion redirect /submissions/complete?cc=CODE. It can answer 429 a few times to exercise retries.
+completion redirect /submissions/complete?cc=CODE (for the participant whose browser it is: the one who started
+last, like Prolific's logged-in session). It can answer 429 a few times to exercise retries, or fail the next
+call to one path with a 5xx after (or before) carrying it out.
+
+What it enforces, as Prolific documents it: only the study fields of CreateStudy (an unknown one such as
+`maximal_time` is a 400 naming it); participant groups are created in a workspace (or organisation) and listed
+with a workspace filter; paying a bulk bonus twice pays twice; submission transitions are idempotent; a study
+STOPs to COMPLETED; a submission may be PARTIALLY APPROVED; a code the study does not register still completes
+the submission for manual review, with the code entered kept as study_code.
 """
 from __future__ import annotations
 
@@ -14,11 +22,18 @@ import threading
 import time
 from decimal import Decimal
 from http.server import BaseHTTPRequestHandler
-from urllib.parse import parse_qs, urlparse
+from urllib.parse import parse_qs, urlencode, urlparse
 
 from tests.crowd.fakes.loopback import LoopbackFake
 
 PAGE = 2  # small pages so that paging is exercised
+STUDY_FIELDS = {
+    "name", "internal_name", "description", "external_study_url", "prolific_id_option", "completion_codes",
+    "total_available_places", "estimated_completion_time", "maximum_allowed_time", "reward", "device_compatibility",
+    "peripheral_requirements", "filters", "filter_set_id", "filter_set_version", "project", "study_labels",
+    "content_warnings", "content_warning_details", "naivety_distribution_rate", "submissions_config",
+    "publish_at", "access_details", "is_custom_screening", "completion_code", "completion_option",
+}
 
 
 def _id() -> str:
@@ -38,6 +53,9 @@ class FakeProlific(LoopbackFake):
         self.requests: list[tuple[str, str]] = []
         self.blocked_at_publish: dict[str, set[str]] = {}
         self.too_many_next = 0
+        # path -> "after" (carry the call out, then answer 502) or "before" (answer 502 without doing anything)
+        self.fail_next: dict[str, str] = {}
+        self.browser_participant: str | None = None
 
     # -- server ---------------------------------------------------------------------------
     def _handler(self) -> type[BaseHTTPRequestHandler]:
@@ -69,6 +87,10 @@ class FakeProlific(LoopbackFake):
                     return
                 with fake.lock:
                     fake.requests.append((method, url.path))
+                    failure = fake.fail_next.pop(url.path, None)
+                    if failure == "before":
+                        self._reply(502, {"error": {"detail": "bad gateway"}})
+                        return
                     if fake.too_many_next > 0:
                         fake.too_many_next -= 1
                         self._reply(429, {"error": "throttled"}, headers={"Retry-After": "0"})
@@ -83,6 +105,8 @@ class FakeProlific(LoopbackFake):
                     status, data = 404, {"error": {"detail": f"not found: {exc}"}}
                 except Exception as exc:  # a bug in the fake must show up as an answer, not a dropped connection
                     status, data = 500, {"error": {"detail": repr(exc)}}
+                if failure == "after":
+                    status, data = 502, {"error": {"detail": "bad gateway (the call was carried out)"}}
                 self._reply(status, data)
 
             def do_GET(self) -> None:  # noqa: N802
@@ -123,27 +147,34 @@ class FakeProlific(LoopbackFake):
                 "bonus_payments": [],
             }
             self.submissions[sub["id"]] = sub
+            self.browser_participant = participant_id
             url = study["external_study_url"]
             for key, value in (("PROLIFIC_PID", participant_id), ("STUDY_ID", study_id), ("SESSION_ID", sub["id"])):
                 url = url.replace("{{%" + key + "%}}", value)
             return {**sub, "url": url}
 
-    def complete_by_code(self, code: str) -> bool:
+    def complete_by_code(self, code: str, participant_id: str | None = None) -> bool:
+        """The participant (default: the browser's, who started last) completes their active submission with a
+        code. A code the study does not register completes it too, for manual review (study_code shows it)."""
+        participant_id = participant_id or self.browser_participant
         with self.lock:
             for sub in self.submissions.values():
-                study = self.studies[sub["study_id"]]
-                codes = {c["code"] for c in study["completion_codes"]}
-                if sub["status"] == "ACTIVE" and code in codes:
+                if sub["status"] == "ACTIVE" and sub["participant_id"] == participant_id and code:
                     sub.update(status="AWAITING REVIEW", study_code=code,
                                completed_at=time.strftime("%Y-%m-%dT%H:%M:%S.000000Z", time.gmtime()))
                     return True
         return False
 
+    def partially_approve(self, submission_id: str) -> None:
+        with self.lock:
+            self.submissions[submission_id]["status"] = "PARTIALLY APPROVED"
+
     # -- API --------------------------------------------------------------------------------
     def _page(self, items: list, path: str, query: dict, host: str) -> dict:
         offset = int(query.get("offset", ["0"])[0])
         chunk = items[offset : offset + PAGE]
-        nxt = f"http://{host}{path}?offset={offset + PAGE}" if offset + PAGE < len(items) else None
+        keep = {k: v[0] for k, v in query.items() if k != "offset"}
+        nxt = f"http://{host}{path}?{urlencode({**keep, 'offset': offset + PAGE})}" if offset + PAGE < len(items) else None
         return {"results": chunk, "_links": {"next": {"href": nxt}}, "meta": {"count": len(items)}}
 
     def route(self, method: str, path: str, query: dict, body: dict, host: str) -> tuple[int, object]:
@@ -158,6 +189,12 @@ class FakeProlific(LoopbackFake):
                 missing = [k for k in required if k not in body]
                 if missing:
                     return 400, {"error": {"detail": f"missing {missing}"}}
+                unknown = sorted(set(body) - STUDY_FIELDS)
+                if unknown:
+                    return 400, {"error": {"detail": {k: ["not a field of a study"] for k in unknown}}}
+                for i, cc in enumerate(body["completion_codes"]):
+                    if not cc.get("code") or not cc.get("code_type") or not isinstance(cc.get("actions"), list):
+                        return 400, {"error": {"detail": f"completion_codes[{i}] needs code, code_type and actions"}}
                 for key in ("{{%PROLIFIC_PID%}}", "{{%STUDY_ID%}}", "{{%SESSION_ID%}}"):
                     if key not in body["external_study_url"]:
                         return 400, {"error": {"detail": f"external_study_url lacks {key}"}}
@@ -187,17 +224,20 @@ class FakeProlific(LoopbackFake):
                     self.blocked_at_publish[study["id"]] = blocked
                     return 200, study
                 if action == "STOP" and study["status"] in ("ACTIVE", "PAUSED"):
-                    study["status"] = "AWAITING REVIEW"
+                    study["status"] = "COMPLETED"
                     return 200, study
                 return 400, {"error": {"detail": f"cannot {action} a {study['status']} study"}}
             if m := re.fullmatch(r"/studies/([^/]+)/submissions/", p):
                 subs = [s for s in self.submissions.values() if s["study_id"] == m.group(1)]
                 return 200, self._page(subs, path, query, host)
             if (m := re.fullmatch(r"/submissions/([^/]+)/", p)) and method == "GET":
-                return 200, self.submissions[m.group(1)]
+                sub = self.submissions[m.group(1)]
+                return 200, {**{k: v for k, v in sub.items() if k != "participant_id"}, "participant": sub["participant_id"]}
             if m := re.fullmatch(r"/submissions/([^/]+)/transition/", p):
                 sub = self.submissions[m.group(1)]
                 action = body.get("action")
+                if (action, sub["status"]) in (("APPROVE", "APPROVED"), ("REJECT", "REJECTED")):
+                    return 200, sub  # "this endpoint is idempotent": a repeat is ignored
                 if sub["status"] != "AWAITING REVIEW":
                     return 400, {"error": {"detail": f"submission is {sub['status']}"}}
                 if action == "APPROVE":
@@ -228,15 +268,24 @@ class FakeProlific(LoopbackFake):
                 # Like Prolific: paying twice pays twice; the client must guard against repeats.
                 for pid, amount in setup["rows"]:
                     self.paid.append({"study_id": setup["study"], "participant_id": pid, "amount": Decimal(amount)})
+                    for sub in self.submissions.values():
+                        if sub["study_id"] == setup["study"] and sub["participant_id"] == pid:
+                            sub["bonus_payments"].append(int(Decimal(amount) * 100))
                 self.balance_cents -= setup["total_amount"]
                 setup["paid"] = True
                 return 202, {}
             if p == "/participant-groups/" and method == "POST":
-                group = {"id": _id(), "name": body["name"], "participants": []}
+                if not body.get("workspace_id") and not body.get("organisation_id"):
+                    return 400, {"error": {"detail": "Either a workspace or organisation ID must be specified."}}
+                group = {"id": _id(), "name": body["name"], "participants": [], "workspace_id": body.get("workspace_id")}
                 self.groups[group["id"]] = group
-                return 201, {"id": group["id"], "name": group["name"]}
+                return 201, {"id": group["id"], "name": group["name"], "workspace_id": group["workspace_id"]}
             if p == "/participant-groups/" and method == "GET":
-                items = [{"id": g["id"], "name": g["name"]} for g in self.groups.values()]
+                workspace = query.get("workspace_id", [""])[0]
+                if not workspace and not query.get("project_id"):
+                    return 400, {"error": {"detail": "filter by workspace_id or project_id"}}
+                items = [{"id": g["id"], "name": g["name"]} for g in self.groups.values()
+                         if g["workspace_id"] == workspace]
                 return 200, self._page(items, path, query, host)
             if m := re.fullmatch(r"/participant-groups/([^/]+)/participants/", p):
                 group = self.groups[m.group(1)]
