@@ -94,7 +94,7 @@ def test_a_job_without_heartbeat_is_stalled_and_resume_through_the_api_completes
 def test_a_job_with_a_fresh_heartbeat_is_not_stalled_and_is_not_resumed(project, people, settings,
                                                                          django_capture_on_commit_callbacks):
     settings.JOB_STALL_SECONDS = 60
-    job = _died_mid_parse(project, seconds_ago=59)
+    job = _died_mid_parse(project, seconds_ago=30)
     assert not jobs.is_stalled(job) and not jobs.offers_resume(job)
     with django_capture_on_commit_callbacks(execute=True) as queued:
         answer = _client(people["alice"]).post(f"/api/jobs/{job.pk}/resume/")
