@@ -23,10 +23,10 @@ def default_protocol() -> list[str]:
 
 
 def default_parse_policy() -> dict:
-    """Precision-first (parser.policy says why); checked by parser.policy.ParsePolicy.from_dict."""
-    from parser.policy import DEFAULT_POLICY
+    """Precision-first (parser.policy says why); read and checked by services.parsing.check_policy."""
+    from annotation_tasks.services.parsing import default_policy
 
-    return {k: list(v) if isinstance(v, list) else v for k, v in DEFAULT_POLICY.items()}
+    return default_policy()
 
 
 def default_unit_caps() -> dict:

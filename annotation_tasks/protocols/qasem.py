@@ -20,6 +20,7 @@ from annotation_tasks.models import (
     Source,
     SpanLabel,
     Unit,
+    UnitResponse,
 )
 from annotation_tasks.models.projects import Protocol
 from annotation_tasks.protocols.base import AnnotationProtocol, Errors, LabelLevel, Shown, Submission
@@ -44,6 +45,8 @@ def pairwise_section(unit: Unit, responses: list[Any]) -> dict[str, Any] | None:
     """The plan's pairwise section when the project compares and the unit has exactly two responses."""
     if not unit.project.has_step(Protocol.PAIRWISE) or len(responses) != 2:
         return None
+    if unit.pk and UnitResponse.objects.filter(unit=unit, items__part__gt=0).exists():
+        return None  # a later part of a pair split over the unit caps: the first part asks (services.units)
     ids = [r["id"] if isinstance(r, dict) else r.pk for r in responses]
     return {"kind": Protocol.PAIRWISE.value, "response_ids": ids, "aspects": pairwise_aspects(unit.source)}
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from decimal import Decimal
+from typing import Any
 
 from annotation_tasks.crowd import CostEstimate, available_providers
 from annotation_tasks.models import Batch
@@ -27,9 +28,16 @@ class Blocker:
     code: str
     message: str
     field: str = "status"
+    count: int | None = None  # how many items block, where that means something (undecided QAs)
+    link: str = ""  # where a person can fix it (the dashboard screen)
 
-    def as_dict(self) -> dict[str, str]:
-        return {"code": self.code, "message": self.message}
+    def as_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"code": self.code, "message": self.message}
+        if self.count is not None:
+            out["count"] = self.count
+        if self.link:
+            out["link"] = self.link
+        return out
 
 
 class BatchRuleError(Exception):
@@ -83,7 +91,29 @@ def has_units(batch: Batch) -> Blocker | None:
     return Blocker("no_units", "The batch has no units: compose them first.", "units")
 
 
-PUBLISH_CHECKS: list[PublishCheck] = [status_allows_publishing, provider_is_known, has_units]
+def qas_are_validated(batch: Batch) -> Blocker | None:
+    """With QA validation in the protocol, the crowd units still to publish hold no undecided QA, unless a
+    researcher overrode it with a reason (services.validation.override_validation; logged on the batch)."""
+    from annotation_tasks.models import Unit
+    from annotation_tasks.models.projects import Protocol
+    from annotation_tasks.services.validation import undecided_in_units
+
+    if not batch.project.has_step(Protocol.QA_VALIDATION) or (batch.settings or {}).get("validation_override"):
+        return None
+    pending = batch.units.filter(provider_ref="").exclude(mode__in=[Unit.Mode.VALIDATION, Unit.Mode.FACTSCORE])
+    count = undecided_in_units(pending).count()
+    if not count:
+        return None
+    link = f"/#/p/{batch.project_id}/validate/batch/{batch.pk}"
+    return Blocker(
+        "undecided_qas",
+        f"{count} QA{'s' if count != 1 else ''} in these units {'are' if count != 1 else 'is'} not validated yet: "
+        f"decide them ({link}) or publish with override_validation_reason.",
+        "validation", count=count, link=link,
+    )
+
+
+PUBLISH_CHECKS: list[PublishCheck] = [status_allows_publishing, provider_is_known, has_units, qas_are_validated]
 
 
 def publish_blockers(batch: Batch) -> list[Blocker]:

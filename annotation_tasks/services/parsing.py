@@ -15,7 +15,7 @@ Why it is shaped this way:
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from django.conf import settings
@@ -29,7 +29,7 @@ from annotation_tasks.models.projects import Protocol
 from annotation_tasks.services import jobs
 from parser import registry
 from parser.facts.confidence import fact_confidence
-from parser.policy import DROP_REASONS, ParsePolicy, PolicyError, apply_policy
+from parser.policy import REASONS, PolicyError, QAPolicy, apply_policy
 from parser.spans import merge_answer_spans
 from parser.types import ParsedText
 
@@ -103,11 +103,50 @@ def run_parse_job(job_id: int) -> Job:
     return jobs.run(job_id, _parse)
 
 
+FACT_POLICY = {"min_fact_confidence": 0.0}  # keep every fact by default: a dropped fact changes a FActScore
+
+
+@dataclasses.dataclass(frozen=True)
+class ParsePolicy:
+    """A project's parse policy: the QA part is parser.policy's (H5: kinds, min_confidence,
+    max_qas_per_predicate; precision-first default), the fact part is the least fact confidence."""
+
+    qas: QAPolicy = dataclasses.field(default_factory=QAPolicy)
+    min_fact_confidence: float = FACT_POLICY["min_fact_confidence"]
+
+    def as_dict(self) -> dict[str, Any]:
+        """JSON as Project.parse_policy stores it (min_confidence: a number, or one per predicate kind)."""
+        threshold = self.qas.min_confidence
+        return {
+            "kinds": sorted(self.qas.kinds),
+            "min_confidence": dict(threshold) if isinstance(threshold, Mapping) else threshold,
+            "max_qas_per_predicate": self.qas.max_qas_per_predicate,
+            "min_fact_confidence": self.min_fact_confidence,
+        }
+
+
+def default_policy() -> dict[str, Any]:
+    return ParsePolicy().as_dict()
+
+
+def check_policy(data: Any, path: str = "parse_policy") -> ParsePolicy:
+    """A policy from JSON (missing fields take the default); PolicyError names the bad field path."""
+    if data is None:
+        return ParsePolicy()
+    if not isinstance(data, dict):
+        raise PolicyError(f"{path}: expected an object, got {type(data).__name__}")
+    qa_part = {k: v for k, v in data.items() if k not in FACT_POLICY}
+    fact = data.get("min_fact_confidence", FACT_POLICY["min_fact_confidence"])
+    if isinstance(fact, bool) or not isinstance(fact, int | float) or not 0 <= fact <= 1:
+        raise PolicyError(f"{path}.min_fact_confidence: expected a number from 0 to 1")
+    return ParsePolicy(QAPolicy.from_dict(qa_part, path), float(fact))
+
+
 def project_policy(project: Project) -> ParsePolicy:
     """The project's parse policy; ValueError naming the field when the stored one is unusable (the API checks
     it on save, so only a row written around it gets here)."""
     try:
-        return ParsePolicy.from_dict(project.parse_policy if project.parse_policy else None)
+        return check_policy(project.parse_policy if project.parse_policy else None)
     except PolicyError as exc:
         raise ValueError(f"project {project.name!r}: {exc}") from exc
 
@@ -128,7 +167,7 @@ def _parse(job: Job, progress: jobs.Progress) -> dict[str, Any]:
     written = {"responses": 0, "predicates": 0, "qas": 0, "answer_spans": 0, "atomic_facts": 0}
     policy = project_policy(job.project)
     # a resumed Job adds to what its first run dropped
-    dropped = {k: int((job.result.get("dropped") or {}).get(k, 0)) for k in (*DROP_REASONS, DROPPED_FACTS)}
+    dropped = {k: int((job.result.get("dropped") or {}).get(k, 0)) for k in (*REASONS, DROPPED_FACTS)}
     parser = get_parser(name)
     facts_backend = _facts_backend(job.project)
     for start in range(0, len(pending), CHUNK):
@@ -192,8 +231,8 @@ def write_parse(response: Response, parsed: ParsedText, name: str, facts_backend
     {"dropped": {reason: QAs or facts}}."""
     response = Response.objects.select_for_update().get(pk=response.pk)
     policy = policy or project_policy(Project.objects.get(pk=response.project_id))
-    outcome = apply_policy(parsed.frames, policy)
-    parsed = dataclasses.replace(parsed, frames=outcome.frames)
+    parsed = apply_policy(parsed, policy.qas)  # parsed.dropped: the policy's reasons and any the parser gave
+    dropped = dict(parsed.dropped)
     kept_ids = set(_kept_qas(response).values_list("id", flat=True))
     response.answer_spans.filter(origin=Origin.PARSER, labels__isnull=True).delete()
     response.qas.filter(origin=Origin.PARSER).exclude(id__in=kept_ids).delete()
@@ -288,7 +327,7 @@ def write_parse(response: Response, parsed: ParsedText, name: str, facts_backend
         "qas": sum(len(v) for v in qa_rows.values()),
         "answer_spans": spans_written,
         "atomic_facts": facts_written,
-        "dropped": {**outcome.dropped, DROPPED_FACTS: facts_dropped},
+        "dropped": {**dropped, DROPPED_FACTS: facts_dropped},
     }
 
 

@@ -9,7 +9,8 @@ A source over them is split: its responses go to units of their own, and a respo
 into slices of whole sentences (a sentence over the caps alone is cut between its spans); a span goes with its
 QAs. The UnitResponse of a slice lists the item ids it covers (`items`); the payload shows only those, labels
 stay per item, so the parts' labels join in reports as if one unit had held them. The slices of a response
-partition the items it shows at composition time.
+partition the items it shows at composition time. A compared pair (the pairwise step) stays side by side:
+see source_units.
 
 DEFAULT_CAPS, from the QASemConsistency release (one summary per HIT; dev: median 8 QAs / 4 spans per
 summary, 90th percentile 24.6 / 14.6, max 44 / 34): 20 QAs and 12 spans keep ~85% of the paper's HITs whole
@@ -20,6 +21,7 @@ from __future__ import annotations
 
 import bisect
 from collections.abc import Iterable, Mapping
+from itertools import zip_longest
 from typing import Any
 
 from django.db import transaction
@@ -132,21 +134,41 @@ def response_slices(response, items: Mapping[str, list[dict]], caps: Mapping[str
     return [{"part": i, "parts": len(slices), **ids} for i, ids in enumerate(slices)]
 
 
-def _pieces(source: Source, protocol, caps: Mapping[str, int]) -> list[tuple[int, dict | None, dict[str, int]]]:
-    """(response id, slice or None for the whole response, item counts) for a source's responses in id order."""
-    out: list[tuple[int, dict | None, dict[str, int]]] = []
-    for response in sorted(source.responses.all(), key=lambda r: r.pk):
+Piece = tuple[int, dict | None, dict[str, int]]  # (response id, slice or None for the whole response, counts)
+
+
+def _pieces(responses: list, protocol, caps: Mapping[str, int]) -> list[list[Piece]]:
+    """Per response (in the given order): the whole response when it fits `caps`, else its slices."""
+    out: list[list[Piece]] = []
+    for response in responses:
         items = protocol.response_items(response, Shown())
         counts = {k: len(items.get(k, [])) for k in ITEM_KINDS}
         if _fits(counts, caps):
-            out.append((response.pk, None, counts))
+            out.append([(response.pk, None, counts)])
         else:
-            out.extend((response.pk, s, _counts(s)) for s in response_slices(response, items, caps))
+            out.append([(response.pk, s, _counts(s)) for s in response_slices(response, items, caps)])
     return out
 
 
-def pack_units(pieces: list[tuple[int, dict | None, dict[str, int]]],
-               caps: Mapping[str, int]) -> list[list[tuple[int, dict | None]]]:
+def source_units(source: Source, protocol, caps: Mapping[str, int], pairwise: bool) -> list[list[tuple[int, dict | None]]]:
+    """The units of one source: [(response id, slice or None), ...] each.
+
+    A pair compared side by side (the pairwise step, two responses) that is over the caps together is cut
+    under half the caps each, and unit k holds part k of both: the first unit has the beginning of both texts
+    and the comparison (qasem.pairwise_section asks it only there)."""
+    responses = sorted(source.responses.all(), key=lambda r: r.pk)
+    if pairwise and len(responses) == 2:
+        whole = _pieces(responses, protocol, caps)
+        if all(len(p) == 1 and p[0][1] is None for p in whole) and _fits(_add(whole[0][0][2], whole[1][0][2]), caps):
+            return [[(rid, None) for rid, _, _ in (whole[0][0], whole[1][0])]]
+        half = {k: max(1, v // 2) for k, v in caps.items()}
+        a, b = _pieces(responses, protocol, half)
+        return [[(rid, piece) for rid, piece, _ in pair if rid is not None]
+                for pair in zip_longest(a, b, fillvalue=(None, None, {}))]
+    return pack_units([p for pieces in _pieces(responses, protocol, caps) for p in pieces], caps)
+
+
+def pack_units(pieces: list[Piece], caps: Mapping[str, int]) -> list[list[tuple[int, dict | None]]]:
     """Consecutive pieces share a unit while their totals fit and no response repeats (a source that fits is
     one unit, as before caps existed)."""
     units: list[list[tuple[int, dict | None]]] = []
@@ -201,6 +223,7 @@ def compose_units(
     )
     done = set(Unit.objects.filter(batch=batch, mode=mode).values_list("source_id", flat=True))
     caps = project_caps(project)
+    pairwise = mode == Unit.Mode.QASEM and project.has_step(Protocol.PAIRWISE)
     created: list[Unit] = []
     for source in qs.order_by("id").prefetch_related("responses"):
         if source.pk in done:
@@ -208,7 +231,7 @@ def compose_units(
         response_ids = [r.pk for r in sorted(source.responses.all(), key=lambda r: r.pk)]
         if not response_ids:
             continue
-        for members in pack_units(_pieces(source, protocol, caps), caps):
+        for members in source_units(source, protocol, caps, pairwise):
             unit = Unit.objects.create(
                 project=project, batch=batch, source=source, mode=mode, assignments_wanted=wanted,
                 is_gold=not protocol.expert_step and _has_gold(members),

@@ -1,0 +1,218 @@
+"""Expert QA validation: decisions by filter, corrections with provenance, and the publish gate's count.
+
+Why it is shaped this way:
+- Bulk decisions apply to a filter (every nominal QA under a confidence, every undecided QA of a batch), never
+  to the page a screen happens to show: one `filter_qas` reads the filter for the list and for the bulk
+  decision, so what an expert sees listed is what the decision touches.
+- A correction changes the QA row (what workers are shown from then on) and writes a QAEdit with the fields
+  before and after, who and when: the first edit's `before` is the original. An answer moved to other tokens
+  moves the QA to the answer span of those tokens (made when none exists); a parser span left with no QA
+  and no label goes. A QA workers already labeled is not corrected: their labels judged the old text.
+- The publish gate (services.batches.qas_are_validated) counts undecided QAs in a batch's units here.
+"""
+from __future__ import annotations
+
+import logging
+import math
+from collections.abc import Mapping
+from typing import Any
+
+from django.db import transaction
+from django.db.models import Max, Q, QuerySet
+
+from annotation_tasks.models import QA, AnswerSpan, Batch, Predicate, QAEdit, Unit, UnitResponse
+from annotation_tasks.models.content import Origin
+
+log = logging.getLogger(__name__)
+FILTER_KEYS = ("project", "response", "batch", "kind", "validity", "origin", "confidence_lt", "confidence_gte",
+               "edited")
+
+
+class ValidationInputError(ValueError):
+    """A bad filter or correction; `field` names the offending request field ("filter.kind")."""
+
+    def __init__(self, field: str, message: str) -> None:
+        self.field = field
+        self.message = message
+        super().__init__(f"{field}: {message}")
+
+
+def _int(value: Any, path: str) -> int:
+    if isinstance(value, bool):
+        raise ValidationInputError(path, "must be an integer")
+    try:
+        return int(value)
+    except (TypeError, ValueError):
+        raise ValidationInputError(path, "must be an integer") from None
+
+
+def _fraction(value: Any, path: str) -> float:
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        number = math.nan
+    if isinstance(value, bool) or not math.isfinite(number) or not 0 <= number <= 1:
+        raise ValidationInputError(path, "must be a number from 0 to 1")
+    return number
+
+
+def _choice(value: Any, choices: Any, path: str) -> str:
+    allowed = [c.value for c in choices]
+    if value not in allowed:
+        raise ValidationInputError(path, f"must be one of {', '.join(allowed)}")
+    return str(value)
+
+
+def held_qas(unit_responses: QuerySet) -> Q:
+    """QAs these UnitResponse rows hold (a slice: only its own QAs)."""
+    rows = list(unit_responses.values_list("response_id", "items"))
+    whole = {rid for rid, items in rows if items is None}
+    sliced = {q for _, items in rows if items is not None for q in (items.get("qas") or [])}
+    return Q(response_id__in=whole) | Q(pk__in=sliced)
+
+
+def batch_qas(batch_id: int) -> Q:
+    """QAs the units of a batch hold."""
+    return held_qas(UnitResponse.objects.filter(unit__batch_id=batch_id))
+
+
+def filter_qas(queryset: QuerySet, spec: Mapping[str, Any], path: str = "filter") -> QuerySet:
+    """QAs matching `spec` ({key: value} over FILTER_KEYS; values as JSON or query strings)."""
+    if not isinstance(spec, Mapping):
+        raise ValidationInputError(path, "must be an object")
+    for key, value in spec.items():
+        where = f"{path}.{key}"
+        if key not in FILTER_KEYS:
+            raise ValidationInputError(where, f"unknown filter (known: {', '.join(FILTER_KEYS)})")
+        if value is None or value == "":
+            continue
+        if key in ("project", "response"):
+            queryset = queryset.filter(**{f"{key}_id": _int(value, where)})
+        elif key == "batch":
+            queryset = queryset.filter(batch_qas(_int(value, where)))
+        elif key == "kind":
+            queryset = queryset.filter(predicate__kind=_choice(value, Predicate.Kind, where))
+        elif key == "validity":
+            queryset = queryset.filter(validity=_choice(value, QA.Validity, where))
+        elif key == "origin":
+            queryset = queryset.filter(origin=_choice(value, Origin, where))
+        elif key == "confidence_lt":  # QAs without a confidence (imported, human) are never "under" one
+            queryset = queryset.filter(confidence__lt=_fraction(value, where))
+        elif key == "confidence_gte":
+            queryset = queryset.filter(confidence__gte=_fraction(value, where))
+        elif key == "edited":
+            if value not in (True, False, "true", "false"):
+                raise ValidationInputError(where, "must be true or false")
+            queryset = queryset.filter(edited=value in (True, "true"))
+    return queryset
+
+
+@transaction.atomic
+def bulk_validate(queryset: QuerySet, spec: Mapping[str, Any], validity: str, user: Any = None) -> int:
+    """Set `validity` on every QA of `queryset` matching `spec`; the filter must name a project or a batch."""
+    if not isinstance(spec, Mapping) or not (spec.get("project") or spec.get("batch")):
+        raise ValidationInputError("filter", "name a project or a batch: a decision never spans every project")
+    validity = _choice(validity, QA.Validity, "validity")
+    updated = filter_qas(queryset, spec).update(validity=validity)
+    log.info("bulk validation by %s: %d QAs set %s (filter %s)", getattr(user, "username", "?"), updated, validity,
+             dict(spec))
+    return updated
+
+
+def _snapshot(qa: QA) -> dict[str, Any]:
+    return {"question": qa.question, "answer": qa.answer, "answer_start": qa.answer_start, "answer_end": qa.answer_end}
+
+
+def _token_text(qa: QA, start: int, end: int) -> str:
+    tokens = qa.response.tokens or []
+    rows = [t for t in tokens[start:end]]
+    if rows and all(isinstance(t, list | tuple) and len(t) >= 3 for t in rows):
+        return qa.response.text[rows[0][1] : rows[-1][2]]
+    return " ".join(str(t[0] if isinstance(t, list | tuple) else t) for t in rows)
+
+
+@transaction.atomic
+def correct_qa(qa: QA, changes: Mapping[str, Any], user: Any = None) -> QA:
+    """Correct a QA's question and/or answer span (token indices [start, end)); see the module docstring."""
+    if not isinstance(changes, Mapping):
+        raise ValidationInputError("body", "must be an object")
+    unknown = sorted(set(changes) - {"question", "answer_start", "answer_end", "reason", "validity"})
+    if unknown:
+        raise ValidationInputError(unknown[0], "cannot be corrected (question, answer_start, answer_end)")
+    qa = QA.objects.select_for_update().select_related("response").get(pk=qa.pk)
+    if qa.labels.exists():
+        raise ValidationInputError("qa", "workers have labeled this QA: their labels judged its current text")
+    before = _snapshot(qa)
+    if "question" in changes:
+        question = changes["question"]
+        if not isinstance(question, str) or not question.strip():
+            raise ValidationInputError("question", "must be a non-empty text")
+        if len(question.strip()) > 500:
+            raise ValidationInputError("question", "at most 500 characters")
+        qa.question = " ".join(question.split())
+    start = _int(changes.get("answer_start", qa.answer_start), "answer_start")
+    end = _int(changes.get("answer_end", qa.answer_end), "answer_end")
+    n_tokens = len(qa.response.tokens or [])
+    if not 0 <= start < end <= n_tokens:
+        raise ValidationInputError("answer_end" if start >= 0 and end <= start else "answer_start",
+                                   f"the answer must be a token span 0 <= start < end <= {n_tokens}")
+    reason = changes.get("reason", "")
+    if not isinstance(reason, str):
+        raise ValidationInputError("reason", "must be text")
+    moved = (start, end) != (qa.answer_start, qa.answer_end)
+    if moved:
+        qa.answer_start, qa.answer_end = start, end
+        qa.answer = _token_text(qa, start, end)[:1000]
+    after = _snapshot(qa)
+    if after == before:
+        raise ValidationInputError("body", "nothing changes")
+    qa.edited = True
+    qa.validity = _choice(changes.get("validity", QA.Validity.VALID), QA.Validity, "validity")
+    qa.save(update_fields=["question", "answer", "answer_start", "answer_end", "edited", "validity"])
+    if moved:
+        _move_to_span(qa)
+    QAEdit.objects.create(qa=qa, editor=user if getattr(user, "pk", None) else None, before=before, after=after,
+                          reason=reason[:500])
+    return qa
+
+
+def _move_to_span(qa: QA) -> None:
+    old = list(qa.answer_spans.all())
+    qa.answer_spans.clear()
+    span = AnswerSpan.objects.filter(response=qa.response, start=qa.answer_start, end=qa.answer_end).first()
+    if span is None:
+        order = (AnswerSpan.objects.filter(response=qa.response).aggregate(m=Max("order"))["m"] or 0) + 1
+        span = AnswerSpan.objects.create(response=qa.response, start=qa.answer_start, end=qa.answer_end,
+                                         text=qa.answer, origin=Origin.HUMAN, order=order)
+    span.qas.add(qa)
+    for s in old:
+        if s.pk != span.pk and s.origin == Origin.PARSER and not s.qas.exists() and not s.labels.exists():
+            s.delete()
+
+
+def undecided_in_units(units: QuerySet) -> QuerySet:
+    """QAs still undecided (validity unknown) that these units hold."""
+    return QA.objects.filter(held_qas(UnitResponse.objects.filter(unit__in=units)), validity=QA.Validity.UNKNOWN)
+
+
+def override_validation(batch: Batch, reason: str, user: Any = None) -> dict[str, Any]:
+    """Let `batch` publish units that hold undecided QAs: the reason, who, when and the count are kept in
+    batch.settings["validation_override"] and logged."""
+    from django.utils import timezone
+
+    if not isinstance(reason, str) or len(reason.strip()) < 5:
+        raise ValidationInputError("override_validation_reason", "give a reason (at least 5 characters)")
+    pending = batch.units.filter(provider_ref="").exclude(mode=Unit.Mode.VALIDATION)
+    record = {
+        "reason": reason.strip()[:1000],
+        "by": getattr(user, "username", "") or "",
+        "at": timezone.now().isoformat(),
+        "undecided": undecided_in_units(pending).count(),
+    }
+    history = list((batch.settings or {}).get("validation_overrides", []))
+    batch.settings = {**(batch.settings or {}), "validation_override": record,
+                      "validation_overrides": [*history, record]}
+    batch.save(update_fields=["settings"])
+    log.warning("batch %s published with %d undecided QAs by %s: %s", batch.pk, record["undecided"], record["by"],
+                record["reason"])
+    return record
