@@ -30,6 +30,19 @@ import pandas as pd
 THRESHOLD = 0.5
 
 
+def jsonable(value: Any) -> Any:
+    """Numpy scalars to Python, non-finite floats to None, recursively: what json.dumps(allow_nan=False) takes."""
+    if isinstance(value, dict):
+        return {str(k): jsonable(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [jsonable(v) for v in value]
+    if isinstance(value, np.generic):
+        value = value.item()
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    return value
+
+
 def _finite(value: float) -> float | None:
     return float(value) if value is not None and math.isfinite(value) else None
 

@@ -34,12 +34,8 @@ log = logging.getLogger(__name__)
 
 CHUNK = 256  # items per scorer call (an NLI batch, a round of LLM requests) and per write transaction
 TARGETS = ("qa", "fact")
-SCORE_TASK = "annotation_tasks.score_items"
+SCORE_TASK = "annotation_tasks.score_items"  # services.jobs.KINDS[Job.Kind.SCORE] queues it by this name
 
-# The score Job in the one Job lifecycle: beat may resume it, since a rerun skips the items already scored.
-jobs.KINDS.setdefault(Job.Kind.SCORE, jobs.JobKind(
-    SCORE_TASK, True, "scores are stored per (item, scorer, version) and a rerun skips the items already scored",
-))
 
 
 class ScoringError(ValueError):
@@ -429,9 +425,8 @@ def evaluate_scorer(project: Project | str, scorer: str, by: str | None = None, 
     """The meta-evaluation of one scorer version (the latest by default) against the project's human labels.
 
     The top level is the QA evaluation when QAs are scored and labelled, else the facts'; "levels" holds both."""
-    from annotation_tasks.analysis.metric_eval import evaluate
+    from annotation_tasks.analysis.metric_eval import evaluate, jsonable
     from annotation_tasks.services import frames
-    from annotation_tasks.services.reports import to_jsonable
 
     if by is not None and by not in REPORT_GROUPINGS:
         raise ScoringError(f"--by must be one of {', '.join(EVAL_GROUPINGS)}, not {by!r}")
@@ -451,7 +446,7 @@ def evaluate_scorer(project: Project | str, scorer: str, by: str | None = None, 
     if not levels:
         raise ScoringError(f"no item of project {project.name!r} has both a human label and a {scorer} {version} score")
     primary = "qa" if "qa" in levels else "fact"
-    return to_jsonable({"project": project.name, "scorer": scorer, "version": version, "by": by, "level": primary,
+    return jsonable({"project": project.name, "scorer": scorer, "version": version, "by": by, "level": primary,
                         **levels[primary], "levels": levels,
                         "notes": {"truth": "the adjudicated label where present, else gold, else the majority label",
                                   "threshold": "BAcc at a fixed 0.5, no tuning; faithfulness = share of items >= 0.5"}})

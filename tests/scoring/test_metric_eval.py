@@ -94,3 +94,11 @@ def test_pairwise_agreement_with_human_preferences():
     from scipy.stats import spearmanr
 
     assert out["spearman"] == pytest.approx(spearmanr(diff, human).statistic)
+
+
+def test_jsonable_turns_numpy_and_nan_into_plain_json():
+    import json
+
+    value = me.jsonable({"a": np.float64(0.5), "b": [np.int64(3), float("nan")], 1: (np.bool_(True),)})
+    assert value == {"a": 0.5, "b": [3, None], "1": [True]}
+    json.dumps(value, allow_nan=False)

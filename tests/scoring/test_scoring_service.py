@@ -218,3 +218,11 @@ def test_report_json_carries_each_scorer_with_curves(qasem):
     roc, bins = section[0]["roc"], section[0]["calibration"]["bins"]
     assert roc[0]["fpr"] == 0.0 and roc[-1]["tpr"] == 1.0
     assert sum(b["items"] for b in bins) == direct["all"]["items"]
+
+
+def test_the_score_job_kind_queues_the_score_task():
+    from annotation_tasks import celery_tasks
+    from annotation_tasks.services import jobs
+
+    assert jobs.KINDS[Job.Kind.SCORE].task == scoring.SCORE_TASK == celery_tasks.score_items.name
+    assert jobs.KINDS[Job.Kind.SCORE].auto_resume
