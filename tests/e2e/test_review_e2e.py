@@ -25,6 +25,23 @@ from tests.work.helpers import qasem_labels
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
 REASON = "the source names Anna as the visitor of Paris, not Lima"
+AXE_JS = Path(__file__).resolve().parents[2] / "frontend" / "node_modules" / "axe-core" / "axe.min.js"
+
+
+def blocking_violations(page) -> list[str]:
+    """axe-core's critical and serious WCAG 2 A/AA violations of the page as it is now (none when axe-core, a
+    pinned dev dependency of frontend/, is not installed)."""
+    if not AXE_JS.exists():
+        return []
+    if not page.evaluate("() => typeof window.axe !== 'undefined'"):
+        page.add_script_tag(path=str(AXE_JS))
+    found = page.evaluate(
+        """async () => (await axe.run(document, {runOnly: {type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a',
+                'wcag21aa']}, resultTypes: ['violations']})).violations
+            .filter(v => v.impact === 'critical' || v.impact === 'serious')
+            .map(v => `${v.impact} ${v.id}: ${v.nodes.slice(0, 4).map(n => n.target.join(' ')).join(', ')}`)"""
+    )
+    return list(found)
 
 
 def _study():
@@ -73,6 +90,7 @@ def test_review_then_adjudicate_by_keyboard_then_export(live_server, chromium, d
     assert page.get_by_test_id("review-source").inner_text() == unit.source.text
     assert page.get_by_test_id("review-item").count() == 8  # 4 spans + 4 QAs, as the worker was shown
     shot(page, "assignment-review")
+    assert blocking_violations(page) == []
 
     # -- the worker's drill-down ----------------------------------------------------------------------------
     page.get_by_test_id("review-worker").click()
@@ -80,6 +98,7 @@ def test_review_then_adjudicate_by_keyboard_then_export(live_server, chromium, d
     assert page.get_by_test_id("worker-assignment").count() == 1
     assert "gold 75.0%" in page.get_by_test_id("worker-totals").inner_text()
     shot(page, "worker-drill-down")
+    assert blocking_violations(page) == []
 
     # -- the adjudication queue, by keyboard ----------------------------------------------------------------
     page.goto(f"{base}/#/p/{project.pk}/adjudicate")
@@ -101,6 +120,7 @@ def test_review_then_adjudicate_by_keyboard_then_export(live_server, chromium, d
     assert page.get_by_test_id("reason").input_value() == ""  # the key did not type itself
     page.keyboard.type(REASON)
     shot(page, "adjudicate")
+    assert blocking_violations(page) == []
     with page.expect_response(lambda r: "/adjudications/" in r.url and r.request.method == "POST") as posted:
         page.keyboard.press("Enter")
     assert posted.value.status == 201
