@@ -226,3 +226,37 @@ def test_the_score_job_kind_queues_the_score_task():
 
     assert jobs.KINDS[Job.Kind.SCORE].task == scoring.SCORE_TASK == celery_tasks.score_items.name
     assert jobs.KINDS[Job.Kind.SCORE].auto_resume
+
+
+def test_pairwise_judgments_meet_the_metric_preference(tmp_path):
+    """Humans prefer, per source, the response whose QAs they found more supported; the evaluation's agreement is
+    the share of those pairs where the overlap scorer's faithfulness orders the two the same way."""
+    from annotation_tasks.models import Assignment, PairwisePreference, Response, Unit
+    from annotation_tasks.services import frames
+
+    lines = shared_file("qasem_consistency", "dev.jsonl").read_text(encoding="utf-8").splitlines()
+    path = tmp_path / "cliff_pairs.jsonl"
+    path.write_text("\n".join(lines[:16]) + "\n", encoding="utf-8")  # 8 cliff sources, bart and pegasus each
+    import_qasem_release(path, "q")
+    qasem = Project.objects.get(name="q")
+    _score("--project", "q", "--scorer", "overlap", "--inline")
+    truth = scoring.human_truth(qasem, "qa", frames.responses_frame(qasem))
+    human = truth.groupby("response_id")["supported"].mean()
+    scores = dict(ItemScore.objects.filter(scorer="overlap").values_list("qa_id", "score"))
+    metric = truth.assign(p=truth["item_id"].map(scores) >= 0.5).groupby("response_id")["p"].mean()
+    expected, pairs = [], 0
+    for unit in Unit.objects.filter(project=qasem):
+        responses = list(Response.objects.filter(unit_responses__unit=unit).distinct().order_by("id")[:2])
+        if len(responses) < 2:
+            continue
+        a, b = responses
+        score = 1 if human[a.pk] > human[b.pk] else 5 if human[a.pk] < human[b.pk] else 3
+        for assignment in Assignment.objects.filter(unit=unit):
+            PairwisePreference.objects.create(assignment=assignment, unit=unit, response_a=a, response_b=b, score=score)
+        pairs += 1
+        if score != 3:
+            expected.append(np.sign(metric[a.pk] - metric[b.pk]) == np.sign(human[a.pk] - human[b.pk]))
+    assert pairs and expected
+    result = scoring.evaluate_scorer("q", "overlap")["pairwise"]["consistency"]
+    assert result["pairs"] == pairs and result["decided_pairs"] == len(expected)
+    assert result["agreement_pct"] == pytest.approx(np.mean(expected) * 100)
