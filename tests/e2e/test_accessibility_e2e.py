@@ -168,4 +168,9 @@ def test_every_dashboard_tab(live_server, page, audit):
         settle(page)
         page.wait_for_timeout(300)  # the tab's first render after its data arrives
         audit.check(page, f"dashboard tab {tab}")
+    page.goto(f"{live_server.url}/#/p/{project.pk}/monitor")
+    page.get_by_test_id("worker-row").first.get_by_role("button", name="Reject").click()
+    page.get_by_role("button", name="Confirm").wait_for()
+    audit.check(page, "monitor with the reject form open")
+    assert "Worker 0" in page.get_by_test_id("workers-table").inner_text()  # the display name, not the platform id
     audit.assert_clean()
