@@ -135,6 +135,14 @@ class BatchViewSet(
 
         reward = payload.validated_data["reward"]
         per_unit = payload.validated_data.get("assignments_per_unit") or batch.project.annotations_per_item
+        reason = payload.validated_data.get("override_validation_reason", "")
+        if reason and any(b.code == "undecided_qas" for b in batch_rules.publish_blockers(batch)):
+            from annotation_tasks.services.validation import ValidationInputError, override_validation
+
+            try:
+                override_validation(batch, reason, request.user)
+            except ValidationInputError as exc:
+                raise ValidationError({exc.field: exc.message}) from exc
         try:
             publishing.check_publish(batch, reward=reward, assignments_per_unit=per_unit)
         except BatchRuleError as exc:

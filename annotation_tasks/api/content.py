@@ -6,6 +6,7 @@ from django.db.models import Count
 from drf_spectacular.utils import extend_schema, inline_serializer
 from rest_framework import mixins, serializers, viewsets
 from rest_framework.decorators import action
+from rest_framework.exceptions import ValidationError
 from rest_framework.request import Request
 from rest_framework.response import Response as HttpResponse
 
@@ -15,12 +16,15 @@ from annotation_tasks.api.serializers import (
     AnswerSpanSerializer,
     AtomicFactSerializer,
     PredicateSerializer,
+    QABulkValidateSerializer,
+    QACorrectionSerializer,
     QASerializer,
     QAValidityBulkSerializer,
     ResponseSerializer,
     SourceSerializer,
 )
 from annotation_tasks.models import QA, AnswerSpan, AtomicFact, Predicate, Response, Source
+from annotation_tasks.services import validation
 
 
 class SourceViewSet(ResearcherScopedMixin, viewsets.ReadOnlyModelViewSet):
@@ -64,9 +68,13 @@ class QAViewSet(
     mixins.UpdateModelMixin,
     viewsets.GenericViewSet,
 ):
-    """QAs for the QA-validation screen: experts set `validity`; nothing else of a QA changes here."""
+    """QAs for the QA-validation screen: experts set `validity`, correct a question or an answer span
+    (`correct`, kept with the original), and decide every QA of a filter at once (`bulk-validate`).
 
-    queryset = QA.objects.select_related("predicate", "gold")
+    Besides the exact filters, `batch` (QAs the batch's units hold), `confidence_lt` and `confidence_gte` filter
+    the list the same way bulk-validate reads its filter (services.validation.filter_qas)."""
+
+    queryset = QA.objects.select_related("predicate", "gold").prefetch_related("edits")
     serializer_class = QASerializer
     project_lookup = "response__project"
     filter_fields = {
@@ -75,9 +83,16 @@ class QAViewSet(
         "predicate": ("predicate_id", int),
         "validity": ("validity", str),
         "origin": ("origin", str),
+        "kind": ("predicate__kind", str),
     }
     search_fields = ["question", "answer"]
-    ordering_fields = ["id", "order"]
+    ordering_fields = ["id", "order", "confidence"]
+
+    def filter_queryset(self, queryset):
+        queryset = super().filter_queryset(queryset)
+        spec = {k: self.request.query_params[k] for k in ("batch", "confidence_lt", "confidence_gte")
+                if self.request.query_params.get(k)}
+        return _validation_call(validation.filter_qas, queryset, spec, "") if spec else queryset
 
     @extend_schema(
         request=QAValidityBulkSerializer,
@@ -85,7 +100,7 @@ class QAViewSet(
     )
     @action(detail=False, methods=["post"], url_path="bulk-validity")
     def bulk_validity(self, request: Request) -> HttpResponse:
-        """Mark many QAs valid / invalid at once (only QAs of the caller's projects are touched)."""
+        """Mark the listed QAs valid / invalid (only QAs of the caller's projects are touched)."""
         payload = QAValidityBulkSerializer(data=request.data)
         payload.is_valid(raise_exception=True)
         with transaction.atomic():
@@ -93,6 +108,40 @@ class QAViewSet(
                 validity=payload.validated_data["validity"]
             )
         return HttpResponse({"updated": updated})
+
+    @extend_schema(
+        request=QABulkValidateSerializer,
+        responses=inline_serializer("QABulkValidateResult", {"updated": serializers.IntegerField(),
+                                                              "filter": serializers.DictField()}),
+    )
+    @action(detail=False, methods=["post"], url_path="bulk-validate")
+    def bulk_validate(self, request: Request) -> HttpResponse:
+        """Decide every QA matching a filter, not a page: e.g. {"filter": {"project": 3, "kind": "nominal",
+        "confidence_lt": 0.5}, "validity": "invalid"}. The filter names a project or a batch."""
+        payload = QABulkValidateSerializer(data=request.data)
+        payload.is_valid(raise_exception=True)
+        spec, validity = payload.validated_data["filter"], payload.validated_data["validity"]
+        updated = _validation_call(validation.bulk_validate, self.get_queryset(), spec, validity, request.user)
+        return HttpResponse({"updated": updated, "filter": spec})
+
+    @extend_schema(request=QACorrectionSerializer, responses=QASerializer)
+    @action(detail=True, methods=["post"])
+    def correct(self, request: Request, pk: str | None = None) -> HttpResponse:
+        """Correct the question and/or the answer span (token indices); the QA becomes valid unless `validity`
+        says otherwise. The original stays in the edit log (`original` in the answer)."""
+        qa = self.get_object()
+        payload = QACorrectionSerializer(data=request.data)
+        payload.is_valid(raise_exception=True)
+        _validation_call(validation.correct_qa, qa, payload.validated_data, request.user)
+        return HttpResponse(self.get_serializer(self.get_queryset().get(pk=qa.pk)).data)
+
+
+def _validation_call(fn, *args):
+    """A service call whose bad input answers 400 naming the field."""
+    try:
+        return fn(*args)
+    except validation.ValidationInputError as exc:
+        raise ValidationError({exc.field: exc.message}) from exc
 
 
 class AnswerSpanViewSet(ResearcherScopedMixin, viewsets.ReadOnlyModelViewSet):

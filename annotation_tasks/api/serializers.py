@@ -40,8 +40,28 @@ class ProjectSerializer(serializers.ModelSerializer):
 
     class Meta:
         model = Project
-        fields = ["id", "name", "description", "protocol", "annotations_per_item", "instructions", "created_at", "role"]
+        fields = ["id", "name", "description", "protocol", "annotations_per_item", "instructions", "parse_policy",
+                  "unit_caps", "created_at", "role"]
         read_only_fields = ["created_at"]
+
+    def validate_parse_policy(self, value: object) -> dict:
+        """Which parser QAs and facts are kept (services.parsing.check_policy names the bad field)."""
+        from annotation_tasks.services.parsing import check_policy
+        from parser.policy import PolicyError
+
+        try:
+            return check_policy(value).as_dict()
+        except PolicyError as exc:
+            raise serializers.ValidationError(str(exc)) from exc
+
+    def validate_unit_caps(self, value: object) -> dict:
+        """At most this many spans / qas / facts per unit (services.units.check_caps)."""
+        from annotation_tasks.services.units import CapsError, check_caps
+
+        try:
+            return check_caps(value)
+        except CapsError as exc:
+            raise serializers.ValidationError(str(exc)) from exc
 
     def validate_protocol(self, value: list[str]) -> list[str]:
         if len(set(value)) != len(value):
@@ -122,19 +142,45 @@ class QASerializer(serializers.ModelSerializer):
 
     predicate_text = serializers.CharField(source="predicate.text", read_only=True)
     predicate_token_index = serializers.IntegerField(source="predicate.token_index", read_only=True)
+    predicate_kind = serializers.CharField(source="predicate.kind", read_only=True)
     gold = serializers.SerializerMethodField(help_text="Gold value for quality control, or null.")
+    original = serializers.SerializerMethodField(
+        help_text="Question and answer before the first correction (null: never corrected); see qas/{id}/correct/."
+    )
 
     class Meta:
         model = QA
         fields = [
-            "id", "response", "predicate", "predicate_text", "predicate_token_index", "external_id", "question",
-            "answer", "answer_start", "answer_end", "role", "origin", "validity", "edited", "order", "gold",
+            "id", "response", "predicate", "predicate_text", "predicate_token_index", "predicate_kind", "external_id",
+            "question", "answer", "answer_start", "answer_end", "role", "origin", "confidence", "validity", "edited",
+            "original", "order", "gold",
         ]
         read_only_fields = [f for f in fields if f != "validity"]
 
     @extend_schema_field(OpenApiTypes.STR)
     def get_gold(self, qa: QA) -> str | None:
         return _gold_value(qa)
+
+    @extend_schema_field(OpenApiTypes.OBJECT)
+    def get_original(self, qa: QA) -> dict | None:
+        edits = list(qa.edits.all())  # prefetched by the view
+        return edits[0].before if edits else None
+
+
+class QACorrectionSerializer(serializers.Serializer):
+    """A correction of a QA (services.validation.correct_qa checks it against the response's tokens)."""
+
+    question = serializers.CharField(required=False, max_length=500)
+    answer_start = serializers.IntegerField(required=False, min_value=0)
+    answer_end = serializers.IntegerField(required=False, min_value=1)
+    reason = serializers.CharField(required=False, allow_blank=True, max_length=500)
+    validity = serializers.ChoiceField(choices=QA.Validity.choices, required=False)
+
+
+class QABulkValidateSerializer(serializers.Serializer):
+    filter = serializers.DictField(help_text="QA filter: project or batch (one required), kind, validity, origin, "
+                                   "confidence_lt, confidence_gte, edited, response.")
+    validity = serializers.ChoiceField(choices=QA.Validity.choices)
 
 
 class QAValidityBulkSerializer(serializers.Serializer):
@@ -170,8 +216,11 @@ class AtomicFactSerializer(serializers.ModelSerializer):
 
 
 class PublishBlockerSerializer(serializers.Serializer):
-    code = serializers.CharField(help_text="The rule that blocks: status, provider, no_units, insufficient_funds...")
+    code = serializers.CharField(help_text="The rule that blocks: status, provider, no_units, undecided_qas, "
+                                 "insufficient_funds...")
     message = serializers.CharField(help_text="Why, for people.")
+    count = serializers.IntegerField(required=False, help_text="How many items block (undecided_qas).")
+    link = serializers.CharField(required=False, help_text="The dashboard screen that fixes it.")
 
 
 class BatchSerializer(serializers.ModelSerializer):
@@ -200,6 +249,16 @@ class BatchSerializer(serializers.ModelSerializer):
 
             self.fields["project"].queryset = researcher_projects(request.user)
 
+    def validate_settings(self, value: object) -> dict:
+        """The validation override is written only by publishing with a reason (it is logged): a settings
+        edit keeps the stored one and cannot add one."""
+        if not isinstance(value, dict):
+            raise serializers.ValidationError("must be an object")
+        kept = {k: v for k, v in value.items() if k not in ("validation_override", "validation_overrides")}
+        stored = (self.instance.settings or {}) if isinstance(self.instance, Batch) else {}
+        kept.update({k: stored[k] for k in ("validation_override", "validation_overrides") if k in stored})
+        return kept
+
     @extend_schema_field({"type": "object", "additionalProperties": {"type": "integer"}})
     def get_units_by_status(self, batch: Batch) -> dict[str, int]:
         counts: dict[str, int] = {}
@@ -226,6 +285,11 @@ class PublishSerializer(serializers.Serializer):
     assignments_per_unit = serializers.IntegerField(min_value=1, max_value=50, required=False)
     confirm = serializers.BooleanField(
         default=False, help_text="Must be true: publishing spends money on paid platforms."
+    )
+    override_validation_reason = serializers.CharField(
+        required=False, allow_blank=True, max_length=1000,
+        help_text="Publish units that hold undecided QAs anyway (protocols with QA validation): why. Kept on the "
+        "batch (settings.validation_override) and logged.",
     )
 
 
@@ -342,6 +406,10 @@ class BonusAmountSerializer(serializers.Serializer):
 class BlockSerializer(serializers.Serializer):
     reason = serializers.CharField()
     project = serializers.IntegerField(help_text="The project in whose name the worker is blocked.")
+    platform = serializers.BooleanField(
+        required=False, default=False,
+        help_text="Also block on the platform (account-wide there: every project on that account loses the worker).",
+    )
 
 
 class QualityDecisionSerializer(serializers.ModelSerializer):

@@ -81,7 +81,7 @@ def filter_qas(queryset: QuerySet, spec: Mapping[str, Any], path: str = "filter"
     if not isinstance(spec, Mapping):
         raise ValidationInputError(path, "must be an object")
     for key, value in spec.items():
-        where = f"{path}.{key}"
+        where = f"{path}.{key}" if path else key
         if key not in FILTER_KEYS:
             raise ValidationInputError(where, f"unknown filter (known: {', '.join(FILTER_KEYS)})")
         if value is None or value == "":

@@ -32,6 +32,8 @@ class Command(BaseCommand):
         parser.add_argument("--qualification", action="append", default=[],
                             help="our own qualification a worker must hold (controlled crowdsourcing); repeatable")
         parser.add_argument("--rate", type=float, help="platform calls per second while publishing")
+        parser.add_argument("--override-validation-reason", default="",
+                            help="publish units that hold undecided QAs anyway (QA validation protocols): why (logged)")
 
     def handle(self, *args, **opts) -> None:
         from django.conf import settings
@@ -58,7 +60,7 @@ class Command(BaseCommand):
             if created and batch.status == Batch.Status.DRAFT and not batch.units.exclude(provider_ref="").exists():
                 batch.delete()
 
-        blockers = publish_blockers(batch)
+        blockers = _override_validation(batch, opts["override_validation_reason"], discard)
         if blockers:
             discard()
             raise CommandError(f"batch {batch.name}: " + " ".join(b.message for b in blockers))
@@ -105,3 +107,18 @@ class Command(BaseCommand):
         if result.published and provider_name == "local":
             self.stdout.write(f"  (links use PUBLIC_BASE_URL={settings.PUBLIC_BASE_URL}; set it to the address the "
                               "server runs on, e.g. PUBLIC_BASE_URL=http://127.0.0.1:8001)")
+
+
+def _override_validation(batch: Batch, reason: str, discard) -> list:
+    """The batch's publish blockers, after recording an override of the validation gate when one is asked."""
+    blockers = publish_blockers(batch)
+    if reason and any(b.code == "undecided_qas" for b in blockers):
+        from annotation_tasks.services.validation import ValidationInputError, override_validation
+
+        try:
+            override_validation(batch, reason)
+        except ValidationInputError as exc:
+            discard()
+            raise CommandError(f"--override-validation-reason: {exc.message}") from exc
+        blockers = publish_blockers(batch)
+    return blockers
