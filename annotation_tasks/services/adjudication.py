@@ -140,7 +140,7 @@ def _int(params: Mapping[str, Any], name: str, default: int, low: int, high: int
     value = params.get(name)
     if value in (None, ""):
         return default
-    if isinstance(value, bool) or not (isinstance(value, int) or (isinstance(value, str) and value.isdigit())):
+    if isinstance(value, bool) or not (isinstance(value, int) or (isinstance(value, str) and value.isdecimal())):
         raise _bad(name, "must be a whole number")
     number = int(value)
     if not low <= number <= high:
@@ -271,7 +271,7 @@ def parse_decision(project: Project, data: Any) -> dict[str, Any]:
     if level not in levels:
         raise _bad("level", f"must be one of {', '.join(levels)}")
     item_id = _plain(data, "item_id")
-    if isinstance(item_id, str) and item_id.isdigit():
+    if isinstance(item_id, str) and item_id.isdecimal():
         item_id = int(item_id)
     if not isinstance(item_id, int) or isinstance(item_id, bool) or item_id <= 0:
         raise _bad("item_id", "must be a positive integer id")
@@ -291,6 +291,8 @@ def parse_decision(project: Project, data: Any) -> dict[str, Any]:
     reason = _plain(data, "reason")
     if not isinstance(reason, str) or not reason.strip():
         raise _bad("reason", "say why: the decision is kept with its reason")
+    if "\x00" in reason:
+        raise _bad("reason", "must not contain NUL characters")
     if len(reason) > MAX_REASON:
         raise _bad("reason", f"at most {MAX_REASON} characters")
     target = _target(project, level, item_id, aspect)

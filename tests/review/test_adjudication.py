@@ -101,6 +101,9 @@ def test_deciding_again_replaces_and_keeps_history(qasem_study, people) -> None:
     ({"level": "qa", "item_id": "FIRST", "label": ["supported"]}, "label"),
     ({"level": "qa", "item_id": "FIRST", "label": "supported", "reason": "  "}, "reason"),
     ({"level": "qa", "item_id": "FIRST", "label": "supported", "reason": ["why"]}, "reason"),
+    ({"level": "qa", "item_id": "FIRST", "label": "supported", "reason": "a\x00b"}, "reason"),
+    ({"level": "qa", "item_id": "FIRST", "label": "supported", "reason": "x" * 2001}, "reason"),
+    ({"level": "qa", "item_id": "\u00b2", "label": "supported"}, "item_id"),
     ({"level": "qa", "item_id": "FIRST", "label": "supported", "aspect": "relevance"}, "aspect"),
     ({"level": "votes", "item_id": "FIRST", "label": "supported"}, "level"),
     ({"level": ["qa"], "item_id": "FIRST", "label": "supported"}, "level"),
@@ -138,7 +141,7 @@ def test_targets_of_another_project_and_invalid_qas_are_refused(qasem_study, fac
 
 @pytest.mark.parametrize("params, field", [
     ({"level": "votes"}, "level"), ({"limit": "0"}, "limit"), ({"limit": "ten"}, "limit"),
-    ({"offset": "-1"}, "offset"), ({"include_agreed": "maybe"}, "include_agreed"), ({"decided": "2"}, "decided"),
+    ({"offset": "-1"}, "offset"), ({"limit": "\u00b2"}, "limit"), ({"include_agreed": "maybe"}, "include_agreed"), ({"decided": "2"}, "decided"),
 ])
 def test_bad_queue_parameters_name_the_parameter(qasem_study, params, field) -> None:
     with pytest.raises(adjudication.AdjudicationError) as err:
