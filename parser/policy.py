@@ -1,120 +1,123 @@
-"""A project's parse policy: which of the parser's QAs reach the database (and so validators and workers).
+"""Which QAs a project shows its workers: a pure filter over a parse, counting what it leaves out and why.
 
-Pure (no Django): `ParsePolicy.from_dict` checks a stranger's JSON and names the bad field; `apply_policy`
-filters frames and says how many QAs it dropped and why, so the parse Job can report it.
+A policy names the predicate kinds it keeps (verbal, copular, nominal), the least confidence a QA needs, per kind
+(QAPair.confidence: the measured precision of its question class for verbs, detection x argument probability for
+nouns) and the most QAs a predicate may bring (the surest first). The default puts precision first: verbal QAs
+need 0.5 (every class but the weakest 'how' ones passes), nominal QAs 0.6 (the detector and the argument scorer
+both fairly sure: guesses such as the clause's subject of an ordinary verb stay out), at most four per predicate.
+The parser itself never filters by policy, so evaluation measures all it finds; the app applies a project's
+policy to the parse before writing it, and stores `dropped` with it.
 
-Precision-first default: every predicate kind, QAs under confidence 0.5 dropped, at most 4 QAs per predicate
-(the most confident first, parse order on ties). Confidence is the parser's (parser.types.QAPair.confidence):
-for nominal QAs the detector's probability times the argument rule's precision, so the minimum mostly removes
-nouns taken for events; verbal QAs carry 1.0 unless a backend says otherwise. Four QAs per predicate keeps the
-core roles (QA-SRL verbs average 2-3 gold questions) and cuts the tail of adverbial guesses.
-Facts: `min_fact_confidence` (default 0.0: keep every fact, since a dropped fact changes the FActScore's
-denominator; a project raises it knowingly).
+    policy = QAPolicy.from_dict({"kinds": ["verbal", "nominal"], "min_confidence": {"nominal": 0.7},
+                                 "max_qas_per_predicate": 3})
+    shown = apply_policy(parsed, policy)      # a new ParsedText; shown.dropped == {"confidence": 12, ...}
 """
 from __future__ import annotations
 
-import math
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from parser.types import PredicateFrame
+from parser.types import ParsedText, PredicateFrame
 
-KINDS = ("verbal", "nominal", "copular")
-DEFAULT_POLICY: dict[str, Any] = {
-    "kinds": list(KINDS),
-    "min_confidence": 0.5,
-    "max_qas_per_predicate": 4,
-    "min_fact_confidence": 0.0,
-}
-DROP_REASONS = ("kind", "confidence", "per_predicate")
+KINDS = ("verbal", "copular", "nominal")
+REASONS = ("kind", "confidence", "per_predicate")
 
 
 class PolicyError(ValueError):
-    """A policy value is unusable; `field` names it (e.g. "parse_policy.kinds[1]")."""
-
-    def __init__(self, field: str, message: str) -> None:
-        self.field = field
-        super().__init__(f"{field}: {message}")
+    """A policy setting is invalid; the message names the field path."""
 
 
-def _fraction(value: Any, path: str) -> float:
-    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value) or not 0 <= value <= 1:
-        raise PolicyError(path, "must be a number from 0 to 1")
-    return float(value)
+DEFAULT_MIN_CONFIDENCE = {"verbal": 0.5, "copular": 0.5, "nominal": 0.6}
 
 
 @dataclass(frozen=True)
-class ParsePolicy:
-    kinds: frozenset[str] = frozenset(KINDS)
-    min_confidence: float = DEFAULT_POLICY["min_confidence"]
-    max_qas_per_predicate: int | None = DEFAULT_POLICY["max_qas_per_predicate"]  # None: no limit
-    min_fact_confidence: float = DEFAULT_POLICY["min_fact_confidence"]
+class QAPolicy:
+    kinds: frozenset[str] = field(default_factory=lambda: frozenset(KINDS))
+    min_confidence: Mapping[str, float] = field(default_factory=lambda: dict(DEFAULT_MIN_CONFIDENCE))
+    max_qas_per_predicate: int | None = 4
+
+    def threshold(self, kind: str) -> float:
+        return self.min_confidence.get(kind, 0.0)
 
     @classmethod
-    def from_dict(cls, data: Mapping[str, Any] | None, path: str = "parse_policy") -> ParsePolicy:
-        """A policy from JSON; missing keys take the default; PolicyError names the first bad field."""
+    def from_dict(cls, data: Mapping[str, Any] | None, path: str = "policy") -> QAPolicy:
+        """A policy from settings or a project's JSON; missing fields take the default, unknown ones are refused.
+
+        min_confidence is one number for every kind, or an object by kind (kinds it leaves out keep the default).
+        """
         if data is None:
-            return cls()
+            return DEFAULT_POLICY
         if not isinstance(data, Mapping):
-            raise PolicyError(path, "must be an object")
-        unknown = sorted(set(data) - set(DEFAULT_POLICY))
+            raise PolicyError(f"{path}: expected an object, got {type(data).__name__}")
+        unknown = set(data) - {"kinds", "min_confidence", "max_qas_per_predicate"}
         if unknown:
-            raise PolicyError(f"{path}.{unknown[0]}", f"unknown setting (known: {', '.join(DEFAULT_POLICY)})")
-        policy = cls()
-        if "kinds" in data:
-            kinds = data["kinds"]
-            if not isinstance(kinds, list):
-                raise PolicyError(f"{path}.kinds", f"must be a list of {', '.join(KINDS)}")
-            for i, kind in enumerate(kinds):
-                if kind not in KINDS:
-                    raise PolicyError(f"{path}.kinds[{i}]", f"must be one of {', '.join(KINDS)}")
-            policy = replace(policy, kinds=frozenset(kinds))
-        if "min_confidence" in data:
-            policy = replace(policy, min_confidence=_fraction(data["min_confidence"], f"{path}.min_confidence"))
-        if "min_fact_confidence" in data:
-            policy = replace(policy, min_fact_confidence=_fraction(data["min_fact_confidence"],
-                                                                   f"{path}.min_fact_confidence"))
-        if "max_qas_per_predicate" in data:
-            k = data["max_qas_per_predicate"]
-            if k is not None and (isinstance(k, bool) or not isinstance(k, int) or not 1 <= k <= 100):
-                raise PolicyError(f"{path}.max_qas_per_predicate", "must be an integer from 1 to 100, or null")
-            policy = replace(policy, max_qas_per_predicate=k)
-        return policy
+            raise PolicyError(f"{path}.{sorted(unknown)[0]}: unknown field")
+        kinds = data.get("kinds", sorted(DEFAULT_POLICY.kinds))
+        if not isinstance(kinds, list | tuple) or not all(isinstance(k, str) for k in kinds):
+            raise PolicyError(f"{path}.kinds: expected a list of predicate kinds")
+        for i, kind in enumerate(kinds):
+            if kind not in KINDS:
+                raise PolicyError(f"{path}.kinds[{i}]: {kind!r} is not one of {', '.join(KINDS)}")
+        cap = data.get("max_qas_per_predicate", DEFAULT_POLICY.max_qas_per_predicate)
+        if cap is not None and (isinstance(cap, bool) or not isinstance(cap, int) or cap < 1):
+            raise PolicyError(f"{path}.max_qas_per_predicate: expected a whole number >= 1, or null for no cap")
+        return cls(frozenset(kinds), _min_confidence(data.get("min_confidence"), f"{path}.min_confidence"), cap)
 
-    def as_dict(self) -> dict[str, Any]:
-        return {
-            "kinds": [k for k in KINDS if k in self.kinds],
-            "min_confidence": self.min_confidence,
-            "max_qas_per_predicate": self.max_qas_per_predicate,
-            "min_fact_confidence": self.min_fact_confidence,
-        }
+    def to_dict(self) -> dict[str, Any]:
+        return {"kinds": sorted(self.kinds), "min_confidence": dict(self.min_confidence),
+                "max_qas_per_predicate": self.max_qas_per_predicate}
 
 
-@dataclass
-class PolicyOutcome:
-    frames: list[PredicateFrame]
-    kept_qas: int = 0
-    dropped: dict[str, int] = field(default_factory=lambda: dict.fromkeys(DROP_REASONS, 0))
+def _confidence_value(value: Any, path: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value <= 1:
+        raise PolicyError(f"{path}: expected a number from 0 to 1")
+    return float(value)
 
 
-def apply_policy(frames: Iterable[PredicateFrame], policy: ParsePolicy) -> PolicyOutcome:
-    """Frames with only the QAs the policy keeps (a frame left without QAs is left out). Counts are QAs, each
-    under the first reason that drops it: its predicate's kind, its confidence, then the per-predicate limit.
-    The input frames are not changed."""
-    out = PolicyOutcome(frames=[])
+def _min_confidence(value: Any, path: str) -> dict[str, float]:
+    if value is None:
+        return dict(DEFAULT_MIN_CONFIDENCE)
+    if isinstance(value, Mapping):
+        out = dict(DEFAULT_MIN_CONFIDENCE)
+        for kind, v in value.items():
+            if kind not in KINDS:
+                raise PolicyError(f"{path}.{kind}: not one of {', '.join(KINDS)}")
+            out[kind] = _confidence_value(v, f"{path}.{kind}")
+        return out
+    number = _confidence_value(value, path)
+    return dict.fromkeys(KINDS, number)
+
+
+DEFAULT_POLICY = QAPolicy()
+
+
+def filter_frames(frames: list[PredicateFrame], policy: QAPolicy = DEFAULT_POLICY) -> tuple[list[PredicateFrame], dict[str, int]]:
+    """Copies of the frames the policy keeps, with the QAs it keeps, and the count of dropped QAs by reason."""
+    dropped = dict.fromkeys(REASONS, 0)
+    kept: list[PredicateFrame] = []
     for frame in frames:
         if frame.kind not in policy.kinds:
-            out.dropped["kind"] += len(frame.qas)
+            dropped["kind"] += len(frame.qas)
             continue
-        confident = [qa for qa in frame.qas if qa.confidence >= policy.min_confidence]
-        out.dropped["confidence"] += len(frame.qas) - len(confident)
-        limit = policy.max_qas_per_predicate
-        if limit is not None and len(confident) > limit:
-            ranked = sorted(range(len(confident)), key=lambda i: (-confident[i].confidence, i))[:limit]
-            out.dropped["per_predicate"] += len(confident) - limit
-            confident = [confident[i] for i in sorted(ranked)]
-        if confident:
-            out.frames.append(replace(frame, qas=confident))
-            out.kept_qas += len(confident)
-    return out
+        least = policy.threshold(frame.kind)
+        sure = [qa for qa in frame.qas if qa.confidence >= least]
+        dropped["confidence"] += len(frame.qas) - len(sure)
+        if policy.max_qas_per_predicate is not None and len(sure) > policy.max_qas_per_predicate:
+            ranked = sorted(range(len(sure)), key=lambda i: -sure[i].confidence)[: policy.max_qas_per_predicate]
+            dropped["per_predicate"] += len(sure) - len(ranked)
+            sure = [sure[i] for i in sorted(ranked)]
+        kept.append(replace(frame, qas=sure))
+    return kept, dropped
+
+
+def apply_policy(parsed: ParsedText, policy: QAPolicy = DEFAULT_POLICY) -> ParsedText:
+    """The parse with only the QAs the policy keeps (the input is not changed), and `dropped` counting the rest.
+
+    Frames of excluded kinds go with their QAs; frames left without QAs stay (the predicate was still found).
+    """
+    frames, dropped = filter_frames(parsed.frames, policy)
+    total = dict(parsed.dropped)
+    for reason, n in dropped.items():
+        total[reason] = total.get(reason, 0) + n
+    return replace(parsed, frames=frames, dropped=total)

@@ -72,6 +72,8 @@ class ParsedText:
     sentences: list[Sentence]
     frames: list[PredicateFrame]
     backend: str = ""
+    # QAs a policy left out, by reason ("kind", "confidence", "per_predicate"): see parser.policy.apply_policy
+    dropped: dict[str, int] = field(default_factory=dict)
 
     def token_rows(self) -> list[list]:
         """Tokens in Response.tokens form: [[text, char_start, char_end], ...]."""

@@ -224,7 +224,15 @@ def _as_agent_noun(found: NounArgs) -> None:
 
 
 def _clause_subject(n: SpacyToken, gov: SpacyToken) -> Arg | None:
-    """The subject of the clause around the noun ("Israel conducted an investigation"), pronouns resolved."""
+    """The subject of the clause around the noun ("Israel conducted an investigation"), pronouns resolved.
+
+    Never a passive clause's subject ("two guards were injured in the robbery": the guards did not rob), nor
+    through a compound or a conjunct ("robbed two security guards"): there the clause says nothing of who did it.
+    """
+    if n.dep_ in {"compound", "conj"} or n.head.dep_ == "compound":
+        return None
+    if any(c.dep_ in {"nsubjpass", "csubjpass", "auxpass"} for c in gov.children):
+        return None
     subj = find_subject(gov)
     mention = None
     if subj is not None and subj[1].tag_ == "PRP" and subj[1].lower_ in PRONOUN_PERSON:

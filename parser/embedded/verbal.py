@@ -1,8 +1,10 @@
 """Verbal predicates: the verb's conjugation, its arguments (own dependents and the controlling clause's), QAs."""
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
+from functools import cache
 
 from spacy.tokens import Token as SpacyToken
 
@@ -17,6 +19,7 @@ from parser.embedded.arguments import (
     governor,
     prep_argument,
 )
+from parser.embedded.linear import DATA_DIR
 from parser.embedded.questions import EMPTY, VerbInfo, add_qas, make_question
 from parser.embedded.syntax import (
     AUX_DEPS,
@@ -29,8 +32,9 @@ from parser.embedded.syntax import (
     without,
 )
 from parser.embedded.wordclass import core_wh, filler
-from parser.types import PredicateFrame
+from parser.types import PredicateFrame, QAPair
 
+PRECISION_PATH = DATA_DIR / "verbal_precision.json"
 INHERIT_ADJUNCTS = True
 INHERIT_DEPS = frozenset({"xcomp", "conj", "advcl"})
 INHERIT_WH = frozenset({"when", "where", "why"})
@@ -318,6 +322,29 @@ def dedupe(args: list[Arg], predicate: int) -> list[Arg]:
     return kept
 
 
+def question_class(slots: tuple[str, ...], role: str) -> str:
+    """The class a verbal QA's measured precision is kept under: wh-word and role ("who:R0", "when:when")."""
+    return f"{slots[0]}:{role}"
+
+
+@cache
+def _precision_table() -> dict[str, float]:
+    """Measured precision per question class (parser/training/measure_verbal_precision.py); empty if absent."""
+    try:
+        return {str(k): float(v) for k, v in json.loads(PRECISION_PATH.read_text(encoding="utf-8"))["precision"].items()}
+    except (OSError, ValueError, KeyError):
+        return {}
+
+
+def qa_confidence(qa: QAPair) -> float:
+    """How often QAs of this class were right on QA-SRL GS (wikipedia dev, IOU 0.5); 1.0 when never measured."""
+    table = _precision_table()
+    for key in (question_class(qa.raw_question, qa.role), f"role:{qa.role}", "all"):
+        if key in table:
+            return table[key]
+    return 1.0
+
+
 def verbal_frame(v: SpacyToken, offset: int, sentence_index: int) -> PredicateFrame:
     stem = lexicon.verb_stem(v.lower_, v.tag_)
     info = verb_info(v, stem)
@@ -325,4 +352,6 @@ def verbal_frame(v: SpacyToken, offset: int, sentence_index: int) -> PredicateFr
     args = dedupe(args, v.i)
     frame = PredicateFrame(v.i + offset, v.text, stem, "verbal", sentence_index, "VERB")
     add_qas(frame.qas, questions_for(info, args, has_obj), v.doc, offset)
+    for qa in frame.qas:
+        qa.confidence = qa_confidence(qa)
     return frame

@@ -100,3 +100,20 @@ def test_evaluate_parser_iou_option_is_stricter_and_checked() -> None:
     assert results["0.5"]["arguments"]["tp"] < results["0.3"]["arguments"]["tp"]
     with pytest.raises(CommandError, match="--iou"):
         call_command("evaluate_parser", "--gold", gold[0], "--sentences", gold[1], "--iou", "1.5")
+
+
+@pytest.mark.django_db
+def test_evaluate_parser_policy_scores_what_workers_would_see(tmp_path) -> None:
+    annot = str(shared_file("qanom", "annot.dev.csv"))
+    results = {}
+    for name, extra in (("raw", []), ("default", ["--policy", "default"])):
+        out = io.StringIO()
+        call_command("evaluate_parser", "--qanom", annot, *extra, "--json", stdout=out)
+        results[name] = json.loads(out.getvalue())
+    raw, shown = results["raw"]["arguments"], results["default"]["arguments"]
+    assert shown["precision"] > raw["precision"] and shown["tp"] < raw["tp"]  # precision first
+    assert results["default"]["policy"]["min_confidence"]["nominal"] > 0 and "policy" not in results["raw"]
+    bad = tmp_path / "policy.json"
+    bad.write_text(json.dumps({"min_confidence": 2}))
+    with pytest.raises(CommandError, match="min_confidence"):
+        call_command("evaluate_parser", "--qanom", annot, "--policy", str(bad))
