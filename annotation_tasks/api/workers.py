@@ -152,7 +152,8 @@ class WorkerViewSet(ResearcherScopedMixin, viewsets.ReadOnlyModelViewSet):
         from annotation_tasks.services import quality
 
         try:  # the block applies in this project only: the worker row is shared with other researchers
-            getattr(quality, verb)(worker, payload.validated_data["reason"], project=project)
+            options = {"platform": payload.validated_data["platform"]} if verb == QualityDecision.Action.BLOCK else {}
+            getattr(quality, verb)(worker, payload.validated_data["reason"], project=project, **options)
         except (ProviderError, quality.QualityError) as exc:
             raise ValidationError({"detail": str(exc)}) from exc
         worker.refresh_from_db()

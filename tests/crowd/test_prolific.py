@@ -73,7 +73,7 @@ def test_reject_pads_feedback_to_prolifics_minimum_and_balance_is_read(fake_prol
 def test_blocked_participants_cannot_start_new_studies(fake_prolific):
     worker = Worker.objects.create(provider="prolific", external_id="SPAMMER")
     batch, units = make_units(1, provider="prolific")
-    quality.block(worker, "bot answers", project=batch.project)
+    quality.block(worker, "bot answers", project=batch.project, platform=True)
     publishing.publish_batch(batch, reward="0.5", assignments_per_unit=1)
     units[0].refresh_from_db()
     with pytest.raises(ValueError, match="blocked"):

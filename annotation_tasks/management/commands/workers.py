@@ -37,7 +37,10 @@ class Command(BaseCommand):
                 worker = identity.worker_by_ref(opts["block"] or opts["unblock"])
                 if not opts["reason"]:
                     raise CommandError("--reason is required (it is logged)")
-                d = (quality.block if opts["block"] else quality.unblock)(worker, opts["reason"], project=project)
+                if opts["block"]:  # the CLI's --block is a platform block (its help says so)
+                    d = quality.block(worker, opts["reason"], project=project, platform=True)
+                else:
+                    d = quality.unblock(worker, opts["reason"], project=project)
                 self.stdout.write(f"{d.action} {worker.pseudonym}: {d.status} (decision {d.pk})")
             if opts["reverse"]:
                 if not opts["reason"]:

@@ -165,21 +165,39 @@ def warn(worker: Worker, reason: str, *, project: Project, metrics: dict | None 
                             metrics=metrics)
 
 
-def block(worker: Worker, reason: str, *, project: Project, metrics: dict | None = None,
+def block(worker: Worker, reason: str, *, project: Project, platform: bool = False, metrics: dict | None = None,
           provider: CrowdProvider | None = None, reverses: QualityDecision | None = None) -> QualityDecision:
-    """Block in this project; on a platform the block is the requester account's (MTurk, Prolific): use sparingly."""
+    """Block in this project: our pages and queue refuse the worker here, and nowhere else. With `platform`, also
+    on the platform, where a block is the requester account's (MTurk, Prolific): every project on that account
+    loses the worker, so it is asked for explicitly."""
+    def call(_token: str) -> None:
+        if platform:
+            provider_of(worker, provider).block(worker, reason)
+
     return _worker_decision(
-        worker, project, Action.BLOCK, reason, lambda _t: provider_of(worker, provider).block(worker, reason),
-        status=Worker.Status.BLOCKED, metrics=metrics, reverses=reverses,
+        worker, project, Action.BLOCK, reason, call, status=Worker.Status.BLOCKED,
+        metrics={**(metrics or {}), "platform": platform}, reverses=reverses,
     )
+
+
+def _blocked_on_platform(worker: Worker, project: Project) -> bool:
+    """Whether this project's standing block of the worker was also a platform block."""
+    last = QualityDecision.objects.filter(worker=worker, project=project, action=Action.BLOCK,
+                                          status=QualityDecision.Status.DONE).order_by("-created_at", "-id").first()
+    return bool(last and last.metrics.get("platform"))
 
 
 def unblock(worker: Worker, reason: str, *, project: Project, provider: CrowdProvider | None = None,
             reverses: QualityDecision | None = None, status: str = Worker.Status.ACTIVE) -> QualityDecision:
-    return _worker_decision(
-        worker, project, Action.UNBLOCK, reason, lambda _t: provider_of(worker, provider).unblock(worker, reason),
-        status=status, reverses=reverses,
-    )
+    """Lift this project's block (and the platform block, when that block was one)."""
+    platform = _blocked_on_platform(worker, project)
+
+    def call(_token: str) -> None:
+        if platform:
+            provider_of(worker, provider).unblock(worker, reason)
+
+    return _worker_decision(worker, project, Action.UNBLOCK, reason, call, status=status, reverses=reverses,
+                            metrics={"platform": platform})
 
 
 def soft_block(worker: Worker, reason: str, *, project: Project, metrics: dict | None = None,
@@ -220,7 +238,8 @@ def reverse_decision(decision: QualityDecision, reason: str, *, provider: CrowdP
     if action == Action.BLOCK:
         return unblock(worker, why, project=project, reverses=decision, provider=provider, status=previous_status)
     if action == Action.UNBLOCK:
-        return block(worker, why, project=project, reverses=decision, provider=provider)
+        return block(worker, why, project=project, platform=bool(decision.metrics.get("platform")), reverses=decision,
+                     provider=provider)
     if action == Action.WARN:
         return _worker_decision(worker, project, UNWARN, why, lambda _t: None, status=previous_status,
                                 reverses=decision)

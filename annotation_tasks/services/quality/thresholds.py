@@ -36,7 +36,7 @@ def _threshold_decision(worker: Worker, project: Project, m: WorkerMetrics, poli
             return None
         reason = f"gold accuracy {acc:.2f} < {policy['soft_block_accuracy']} on {m.gold_total} gold items"
         if policy.get("platform_block"):
-            return block(worker, reason, project=project, metrics=metrics, provider=provider)
+            return block(worker, reason, project=project, platform=True, metrics=metrics, provider=provider)
         return soft_block(worker, reason, project=project, metrics=metrics, qualification=name, provider=provider)
     if acc < float(policy["warn_accuracy"]):
         if here.status in (Worker.Status.WARNED, Worker.Status.SOFT_BLOCKED):
