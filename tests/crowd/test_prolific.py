@@ -109,3 +109,76 @@ def test_an_entry_before_the_study_id_is_saved_is_checked_with_prolific(fake_pro
     assert provider.check_entry(units[0], ctx) is None  # the study's internal name is this unit's
     assert provider.check_entry(units[1], ctx) == "this link does not belong to this unit's study"
     assert provider.parse_entry({"PROLIFIC_PID": "EARLY", "STUDY_ID": study_id}) is None  # no SESSION_ID
+
+
+# -- held against Prolific's documentation ----------------------------------------------------
+def _submitted(fake_prolific, pid: str = "P-B"):
+    batch, units = make_units(1, provider="prolific")
+    publishing.publish_batch(batch, reward="0.5", assignments_per_unit=1)
+    units[0].refresh_from_db()
+    started = fake_prolific.start_submission(units[0].provider_ref, pid)
+    fake_prolific.complete_by_code(completion_code(units[0].provider_ref, started["id"], pid))
+    publishing.sync_batch(batch)
+    return batch, started, Assignment.objects.get(worker__external_id=pid)
+
+
+def test_the_fake_refuses_fields_prolific_does_not_have(fake_prolific):
+    provider = get_provider("prolific")
+    batch, units = make_units(1, provider="prolific")
+    body = provider.study_body(batch, units[0], reward=Decimal("1"), places=1, options={})
+    assert "maximum_allowed_time" in body and "maximal_time" not in body
+    with pytest.raises(ProviderError, match="maximal_time"):
+        provider._request("POST", "studies/", json={**body, "maximal_time": 10})
+    with pytest.raises(ProviderError, match="workspace or organisation"):
+        provider._request("POST", "participant-groups/", json={"name": "no workspace"})
+
+
+def test_a_workspace_is_required_before_anything_is_created(fake_prolific, settings):
+    settings.PROLIFIC_WORKSPACE_ID = ""
+    batch, units = make_units(1, provider="prolific")
+    with pytest.raises(ProviderError, match="PROLIFIC_WORKSPACE_ID"):
+        publishing.publish_batch(batch, reward="0.5", assignments_per_unit=1)
+    with pytest.raises(ProviderError, match="PROLIFIC_WORKSPACE_ID"):
+        get_provider("prolific").block(Worker(provider="prolific", external_id="X"), "spam")
+    assert not fake_prolific.studies and not fake_prolific.groups
+
+
+def test_partially_approved_submissions_sync_as_approved(fake_prolific):
+    batch, started, a = _submitted(fake_prolific)
+    fake_prolific.partially_approve(started["id"])
+    assert publishing.sync_batch(batch).updated == 1
+    a.refresh_from_db()
+    assert (a.status, a.verification) == ("approved", "verified")
+
+
+def test_a_bonus_payment_that_fails_is_never_sent_again_blind(fake_prolific):
+    """pay/ is not idempotent: a 502 after paying is not retried by the client, and the decision's retry reads the
+    submission's bonus_payments back and finds it paid."""
+    _batch, _started, a = _submitted(fake_prolific)
+    fake_prolific.fail_next[r"/api/v1/bulk-bonus-payments/[^/]+/pay/"] = "after"
+    with pytest.raises(ProviderError, match="502"):
+        quality.pay_bonus(a, "0.75", "careful work")
+    assert len(fake_prolific.paid) == 1
+    assert len([p for m, p in fake_prolific.requests if p.endswith("/pay/")]) == 1
+    assert a.decisions.get(action="bonus").status == "failed"
+    done = quality.pay_bonus(a, "0.75", "careful work")
+    assert done.status == "done" and "found_done_on_platform" in done.metrics
+    assert len(fake_prolific.paid) == 1
+    a.refresh_from_db()
+    assert str(a.bonus_paid) == "0.75"
+
+
+def test_a_study_whose_creation_answer_was_lost_is_read_back_not_created_twice(fake_prolific):
+    batch, units = make_units(1, provider="prolific")
+    fake_prolific.fail_next[r"/api/v1/studies/"] = "after"  # created, then the answer is a 502
+    publishing.publish_batch(batch, reward="0.5", assignments_per_unit=1)
+    units[0].refresh_from_db()
+    assert list(fake_prolific.studies) == [units[0].provider_ref]
+    assert fake_prolific.studies[units[0].provider_ref]["status"] == "ACTIVE"
+
+
+def test_idempotent_posts_are_retried_when_throttled(fake_prolific):
+    _batch, started, a = _submitted(fake_prolific)
+    fake_prolific.too_many_next = 2
+    quality.approve(a)
+    assert fake_prolific.submissions[started["id"]]["status"] == "APPROVED"
