@@ -130,3 +130,14 @@ def test_an_annotator_cannot_review_even_their_own_assignment(setup, people) -> 
     own = Worker.objects.create(external_id="ann-worker", user=people["ann"])
     mine = Assignment.objects.create(unit=setup.unit, worker=own, status="submitted")
     assert client_for(people["ann"]).get(f"/api/assignments/{mine.pk}/review/").status_code == 403
+
+
+def test_ids_out_of_any_integer_range_answer_404_or_400(setup, people) -> None:
+    alice = client_for(people["alice"])
+    huge = "9" * 30
+    assert alice.get(f"/api/assignments/{huge}/review/").status_code == 404
+    assert alice.get(f"/api/projects/{setup.project.pk}/workers/{huge}/review/").status_code == 404
+    assert alice.get(f"/api/projects/{huge}/adjudication/queue/").status_code == 404
+    answer = alice.post(f"/api/projects/{setup.project.pk}/adjudications/",
+                        {"level": "qa", "item_id": int(huge), "label": "supported", "reason": "r"}, format="json")
+    assert answer.status_code == 400 and list(answer.json()) == ["item_id"]
