@@ -12,7 +12,6 @@ Why it is shaped this way:
 """
 from __future__ import annotations
 
-import logging
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -30,12 +29,9 @@ from annotation_tasks.scoring import registry
 from annotation_tasks.scoring.base import Claim, Reference, Scorer
 from annotation_tasks.services import jobs
 
-log = logging.getLogger(__name__)
-
 CHUNK = 256  # items per scorer call (an NLI batch, a round of LLM requests) and per write transaction
 TARGETS = ("qa", "fact")
 SCORE_TASK = "annotation_tasks.score_items"  # services.jobs.KINDS[Job.Kind.SCORE] queues it by this name
-
 
 
 class ScoringError(ValueError):
