@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from django.db import transaction
+from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from annotation_tasks.models import (
@@ -313,6 +313,14 @@ def decide(project: Project, data: Any, user) -> AdjudicatedLabel:
     now = timezone.now()
     fields = {"value": clean["label"], "reason": clean["reason"], "decided_by": user, "decided_at": now,
               "votes": seen, "majority": majority}
+    try:
+        return _store(project, clean, fields)
+    except IntegrityError:  # a concurrent first decision of the same target won: this one replaces it
+        return _store(project, clean, fields)
+
+
+def _store(project: Project, clean: dict[str, Any], fields: dict[str, Any]) -> AdjudicatedLabel:
+    """Create the target's decision, or replace it keeping the replaced one in history (row locked)."""
     with transaction.atomic():
         current = AdjudicatedLabel.objects.select_for_update().filter(level=clean["level"], **clean["target"]).first()
         if current is None:
