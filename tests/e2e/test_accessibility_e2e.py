@@ -77,6 +77,16 @@ class Audit:
 
 
 @pytest.fixture
+def page(chromium):
+    """As conftest's page, with the pages' Content-Security-Policy bypassed so axe's script can be injected."""
+    context = chromium.new_context(viewport={"width": 1280, "height": 900}, bypass_csp=True)
+    pg = context.new_page()
+    pg.set_default_timeout(15000)
+    yield pg
+    context.close()
+
+
+@pytest.fixture
 def audit(axe_source) -> Audit:
     return Audit(axe_source)
 
