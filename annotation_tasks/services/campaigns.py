@@ -13,71 +13,38 @@ from pathlib import Path
 from typing import Any
 
 import pandas as pd
-from django.contrib.auth import get_user_model
 from django.db import transaction
-from django.db.models import Q
 
 from annotation_tasks.analysis.aggregation import majority_labels
 from annotation_tasks.analysis.agreement import worker_table
 from annotation_tasks.analysis.campaigns import campaign_agreement_table
 from annotation_tasks.analysis.crowd_models import MODEL_NOTES, aggregated_labels, compare_with_majority
 from annotation_tasks.importers import labels_long
-from annotation_tasks.models import Campaign, CampaignLabel, Project, ProjectMembership
+from annotation_tasks.models import Campaign, CampaignLabel, Project
 
 BASE_COLUMNS = ["level", "item_id", "worker_id", "label"]
 
 
 class CampaignError(ValueError):
-    """A campaign import or report that cannot run as asked (owner, grouping); the message says what to pass."""
+    """A campaign report that cannot run as asked (not a campaign, unknown grouping); the message says what to pass."""
 
 
-def resolve_owner(username: str | None, project: Project | None = None) -> Any:
-    """The user who owns the project: --owner, else the only researcher account; None when the project has one.
-
-    Researcher accounts are superusers, staff, and members with the researcher role of any project.
-    """
-    users = get_user_model().objects.filter(is_active=True)
-    if username:
-        user = users.filter(username=username).first()
-        if user is None:
-            raise CampaignError(f"no active user named {username!r} (pass --owner with an existing username)")
-        return user
-    if project is not None and project.memberships.filter(role=ProjectMembership.Role.RESEARCHER).exists():
-        return None
-    researchers = list(
-        users.filter(
-            Q(is_superuser=True) | Q(is_staff=True) | Q(factcrowd_memberships__role=ProjectMembership.Role.RESEARCHER)
-        ).distinct().order_by("username")
-    )
-    if len(researchers) == 1:
-        return researchers[0]
-    if not researchers:
-        raise CampaignError("no researcher account to own the project: create one (manage.py createsuperuser) "
-                            "and pass --owner USER")
-    names = ", ".join(u.get_username() for u in researchers[:10])
-    raise CampaignError(f"several researchers ({names}): pass --owner USER to say whose project it is")
-
-
-def import_labels(path: str | Path, project_name: str, *, owner: str | None = None, fmt: str = "long",
+def import_labels(path: str | Path, project_name: str, *, fmt: str = "long",
                   label_columns: Sequence[str] | None = None,
                   item_column: str | None = None) -> labels_long.CampaignImportResult:
-    """Validate a campaign file, then write its new labels in one transaction (re-importing changes nothing)."""
+    """Validate a campaign file, then write its new labels in one transaction (re-importing changes nothing).
+
+    The owner is the import commands' shared --owner (services.projects, applied by the command around this)."""
     path = Path(path)
     parsed = labels_long.read(path, fmt, list(label_columns or []), item_column)
     with transaction.atomic():
         project = Project.objects.filter(name=project_name).first()
-        user = resolve_owner(owner, project)
         if project is None:
             project = Project.objects.create(
                 name=project_name, protocol=[], annotations_per_item=0,
                 description=f"Analysis only: crowd labels of a past campaign ({parsed.file}).",
             )
-        result = labels_long.write(project, parsed)
-        if user is not None:
-            ProjectMembership.objects.get_or_create(
-                project=project, user=user, defaults={"role": ProjectMembership.Role.RESEARCHER}
-            )
-    return result
+        return labels_long.write(project, parsed)
 
 
 def campaign_of(project: Project) -> Campaign | None:

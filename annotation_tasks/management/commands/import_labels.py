@@ -1,11 +1,11 @@
 """import_labels FILE --project NAME [--owner USER] [--format long|mturk-results] [--label-column Answer.x]"""
 from __future__ import annotations
 
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import BaseCommand
 
 from annotation_tasks.importers.labels_long import FORMATS
-from annotation_tasks.management.commands._io import run_import
-from annotation_tasks.services.campaigns import CampaignError, import_labels
+from annotation_tasks.management.commands._io import add_owner_argument, run_import
+from annotation_tasks.services.campaigns import import_labels
 
 
 class Command(BaseCommand):
@@ -15,8 +15,7 @@ class Command(BaseCommand):
     def add_arguments(self, parser) -> None:
         parser.add_argument("file")
         parser.add_argument("--project", required=True, help="project name (created, analysis only, when missing)")
-        parser.add_argument("--owner", default=None, help="username of the researcher who owns the project "
-                            "(default: the only researcher account)")
+        add_owner_argument(parser)
         parser.add_argument("--format", choices=FORMATS, default="long", dest="fmt")
         parser.add_argument("--label-column", action="append", default=None, dest="label_columns",
                             help="the label column (long: default 'label'; mturk-results: Answer.x, repeat for "
@@ -26,8 +25,5 @@ class Command(BaseCommand):
 
     def handle(self, *args, file: str, project: str, owner: str | None, fmt: str, label_columns: list[str] | None,
                item_column: str | None, **options) -> None:
-        try:
-            run_import(self, lambda: import_labels(file, project, owner=owner, fmt=fmt, label_columns=label_columns,
-                                                   item_column=item_column))
-        except CampaignError as exc:
-            raise CommandError(f"nothing imported: {exc}") from exc
+        run_import(self, lambda: import_labels(file, project, fmt=fmt, label_columns=label_columns,
+                                               item_column=item_column), project=project, owner=owner)
