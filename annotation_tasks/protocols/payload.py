@@ -1,6 +1,6 @@
 """The unit payload: what reaches the browser for one unit, and the ids of what it showed.
 
-Texts, tokens, ids, the project's instructions, the items the unit's protocol shows, and the plan of sections
+Texts (tokenized imports detokenized: protocols/display.py), tokens, ids, the project's instructions, the items the unit's protocol shows, and the plan of sections
 the element renders. Never gold labels, system names, metadata, other workers' labels, or human facts written
 in other assignments: each field is named here or in a protocol's response_items.
 """
@@ -11,6 +11,7 @@ from typing import Any
 from annotation_tasks.markup import render_markdown
 from annotation_tasks.models import Response, Unit, UnitResponse
 from annotation_tasks.protocols.base import Shown
+from annotation_tasks.protocols.display import Display, question
 from annotation_tasks.protocols.registry import UnknownProtocol, get_protocol
 
 
@@ -53,20 +54,36 @@ def response_label(index: int) -> str:
     return f"Response {chr(ord('A') + index)}"
 
 
+def _shown_items(items: dict[str, list[dict]], display: Display) -> dict[str, list[dict]]:
+    """Answers, spans and questions of a detokenized response in the shown text (protocols/display.py)."""
+    if not display.changed:
+        return items
+    out = dict(items)
+    if "qas" in items:
+        out["qas"] = [{**q, "question": question(q.get("question", "")),
+                       "answer": display.span(q.get("answer_start"), q.get("answer_end"), q.get("answer", ""))}
+                      for q in items["qas"]]
+    if "spans" in items:
+        out["spans"] = [{**sp, "text": display.span(sp.get("start"), sp.get("end"), sp.get("text", ""))}
+                        for sp in items["spans"]]
+    return out
+
+
 def _response(response: Response, label: str, items: dict[str, list[dict]]) -> dict[str, Any]:
+    display = Display(response.text, response.tokens or [])
     return {
         "id": response.pk,
         "label": label,
-        "text": response.text,
-        "tokens": [list(t)[:3] for t in (response.tokens or [])],
+        "text": display.text,
+        "tokens": display.token_rows() if display.changed else [list(t)[:3] for t in (response.tokens or [])],
         "sentences": [
-            {"start": s.get("start"), "end": s.get("end"), "text": s.get("text", "")} for s in (response.sentences or [])
+            {"start": s.get("start"), "end": s.get("end"), "text": display.sentence(s)} for s in (response.sentences or [])
         ],
         "predicates": [],
         "qas": [],
         "spans": [],
         "facts": [],
-        **items,
+        **_shown_items(items, display),
     }
 
 
@@ -93,7 +110,8 @@ def build(unit: Unit, assignment_part: dict[str, Any]) -> tuple[dict[str, Any], 
         "assignment": assignment_part,
         "project": {"name": project.name, "instructions": project.instructions,
                     "instructions_html": render_markdown(project.instructions), "protocol": list(project.protocol or [])},
-        "source": {"id": source.pk, "text": source.text, "passages": list(source.passages or []), "question": source.question},
+        "source": {"id": source.pk, "text": Display(source.text, source.tokens or []).text,
+                   "passages": list(source.passages or []), "question": source.question},
         "responses": responses,
         "plan": protocol.plan(unit, responses) if protocol else [],
         "draft": None,

@@ -43,7 +43,9 @@ def test_unit_payload_follows_the_contract(client_api, assignment):
     assert [x["label"] for x in data["responses"]] == ["Response A", "Response B"]
     resp = data["responses"][0]
     assert resp["tokens"][0] == ["Anna", 0, 4]
-    assert resp["sentences"][0] == {"start": 0, "end": 4, "text": resp["text"][:19]}
+    # a tokenized text is shown detokenized ("Lima ." -> "Lima."): a sentence's text is its tokens' shown span
+    assert resp["sentences"][0] == {"start": 0, "end": 4, "text": resp["text"][: resp["tokens"][3][2]]}
+    assert resp["text"].startswith("Anna visited Lima. ")
     assert len(resp["qas"]) == 2 and len(resp["spans"]) == 2
     assert resp["spans"][0]["qa_ids"] == [resp["qas"][0]["id"]]
     assert resp["predicates"][0]["verb_form"] == "visit"
