@@ -68,7 +68,8 @@ def test_review_then_adjudicate_by_keyboard_then_export(live_server, chromium, d
     expert = get_user_model().objects.create_user("expert", password="pw")
     ProjectMembership.objects.create(project=project, user=expert, role=ProjectMembership.Role.RESEARCHER)
     base = live_server.url
-    context = chromium.new_context(viewport={"width": 1360, "height": 900}, accept_downloads=True)
+    # bypass_csp: only so that axe-core can be injected into the page (the page's own scripts run under its CSP)
+    context = chromium.new_context(viewport={"width": 1360, "height": 900}, accept_downloads=True, bypass_csp=True)
     page = context.new_page()
     page.set_default_timeout(20000)
     errors: list[str] = []
@@ -133,6 +134,13 @@ def test_review_then_adjudicate_by_keyboard_then_export(live_server, chromium, d
     assert adj.majority == "supported" and sorted(v["label"] for v in adj.votes) == [
         "not_supported", "supported", "supported"]
     shot(page, "adjudicated")
+
+    # -- the report sets the majority against the adjudicated gold ------------------------------------------------
+    page.click("[data-tab=report]")
+    table = page.get_by_test_id("report-adjudication")
+    table.wait_for(timeout=60000)
+    cells = table.locator("tbody tr").first.locator("td").all_inner_texts()
+    assert cells[:3] == ["qa", "1", "0.0%"] and cells[4] == "1", cells  # the one decision overturned the majority
 
     # -- the export from the Exports tab shows the adjudicated label and its provenance ---------------------------
     page.click("[data-tab=exports]")
