@@ -152,6 +152,11 @@ def test_unit_page_in_each_mode(live_server, page, audit, mode):
         audit.check(page, f"{mode} unit page, working")
         page.keyboard.press("c")  # one label given: selected and done states are on screen too
         audit.check(page, f"{mode} unit page, one label given")
+        if mode == "qasem":  # the other sections: QA support, then the pairwise comparison
+            for step in ("second section", "pairwise section"):
+                page.keyboard.press("]")
+                page.wait_for_timeout(200)
+                audit.check(page, f"{mode} unit page, {step}")
         page.keyboard.press("?")
         page.get_by_test_id("instructions").wait_for()
         audit.check(page, f"{mode} unit page, instructions open")
@@ -181,6 +186,12 @@ def test_every_dashboard_tab(live_server, page, audit):
         settle(page)
         page.wait_for_timeout(300)  # the tab's first render after its data arrives
         audit.check(page, f"dashboard tab {tab}")
+    first = Assignment.objects.filter(unit__project=project).order_by("id").first()
+    for name, path in (("assignment review", f"review/{first.pk}"), ("worker page", f"worker/{first.worker_id}")):
+        page.goto(f"{live_server.url}/#/p/{project.pk}/{path}")
+        settle(page)
+        page.wait_for_timeout(300)
+        audit.check(page, name)
     page.goto(f"{live_server.url}/#/p/{project.pk}/monitor")
     page.get_by_test_id("worker-row").first.get_by_role("button", name="Reject").click()
     page.get_by_role("button", name="Confirm").wait_for()
