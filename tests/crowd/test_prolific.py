@@ -155,7 +155,7 @@ def test_a_bonus_payment_that_fails_is_never_sent_again_blind(fake_prolific):
     """pay/ is not idempotent: a 502 after paying is not retried by the client, and the decision's retry reads the
     submission's bonus_payments back and finds it paid."""
     _batch, _started, a = _submitted(fake_prolific)
-    fake_prolific.fail_next[r"/api/v1/bulk-bonus-payments/[^/]+/pay/"] = "after"
+    fake_prolific.fail_next[r"POST /api/v1/bulk-bonus-payments/[^/]+/pay/"] = "after"
     with pytest.raises(ProviderError, match="502"):
         quality.pay_bonus(a, "0.75", "careful work")
     assert len(fake_prolific.paid) == 1
@@ -170,9 +170,10 @@ def test_a_bonus_payment_that_fails_is_never_sent_again_blind(fake_prolific):
 
 def test_a_study_whose_creation_answer_was_lost_is_read_back_not_created_twice(fake_prolific):
     batch, units = make_units(1, provider="prolific")
-    fake_prolific.fail_next[r"/api/v1/studies/"] = "after"  # created, then the answer is a 502
+    fake_prolific.fail_next["POST /api/v1/studies/"] = "after"  # created, then the answer is a 502
     publishing.publish_batch(batch, reward="0.5", assignments_per_unit=1)
     units[0].refresh_from_db()
+    assert [m for m, p in fake_prolific.requests if p == "/api/v1/studies/"].count("POST") == 1
     assert list(fake_prolific.studies) == [units[0].provider_ref]
     assert fake_prolific.studies[units[0].provider_ref]["status"] == "ACTIVE"
 

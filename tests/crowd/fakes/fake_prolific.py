@@ -53,7 +53,7 @@ class FakeProlific(LoopbackFake):
         self.requests: list[tuple[str, str]] = []
         self.blocked_at_publish: dict[str, set[str]] = {}
         self.too_many_next = 0
-        # path pattern -> "after" (carry the call out, then answer 502) or "before" (answer 502, do nothing)
+        # "METHOD path" pattern -> "after" (carry the call out, then answer 502) or "before" (502, do nothing)
         self.fail_next: dict[str, str] = {}
         self.browser_participant: str | None = None
 
@@ -87,7 +87,7 @@ class FakeProlific(LoopbackFake):
                     return
                 with fake.lock:
                     fake.requests.append((method, url.path))
-                    key = next((k for k in fake.fail_next if re.fullmatch(k, url.path)), None)
+                    key = next((k for k in fake.fail_next if re.fullmatch(k, f"{method} {url.path}")), None)
                     failure = fake.fail_next.pop(key) if key is not None else None
                     if failure == "before":
                         self._reply(502, {"error": {"detail": "bad gateway"}})
