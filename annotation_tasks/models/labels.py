@@ -52,17 +52,27 @@ class FactLabel(models.Model):
 
 
 class PairwisePreference(models.Model):
-    """1 = response A much more consistent ... 5 = response B much more consistent (3 = equal)."""
+    """1 = A much better on the aspect ... 5 = B much better (3 = equal).
+
+    A and B are two responses (consistency, faithfulness, relevance, answer_relevance), or for Ragas' context
+    relevance two retrieved contexts of the unit's source, named by their index in `Source.passages`
+    (context_a, context_b; the responses are then null). Indices rather than a JSON blob: the database checks
+    that a row compares exactly one kind of pair, and frames read them as plain columns.
+    """
 
     class Aspect(models.TextChoices):
         CONSISTENCY = "consistency"
         FAITHFULNESS = "faithfulness"
         RELEVANCE = "relevance"
+        ANSWER_RELEVANCE = "answer_relevance"
+        CONTEXT_RELEVANCE = "context_relevance"
 
     assignment = models.ForeignKey(Assignment, on_delete=models.CASCADE, related_name="preferences")
     unit = models.ForeignKey(Unit, on_delete=models.CASCADE, related_name="preferences")
-    response_a = models.ForeignKey(Response, on_delete=models.CASCADE, related_name="+")
-    response_b = models.ForeignKey(Response, on_delete=models.CASCADE, related_name="+")
+    response_a = models.ForeignKey(Response, null=True, blank=True, on_delete=models.CASCADE, related_name="+")
+    response_b = models.ForeignKey(Response, null=True, blank=True, on_delete=models.CASCADE, related_name="+")
+    context_a = models.PositiveSmallIntegerField(null=True, blank=True, help_text="Index in the source's passages.")
+    context_b = models.PositiveSmallIntegerField(null=True, blank=True, help_text="Index in the source's passages.")
     aspect = models.CharField(max_length=20, choices=Aspect.choices, default=Aspect.CONSISTENCY)
     score = models.PositiveSmallIntegerField()
 
@@ -70,6 +80,15 @@ class PairwisePreference(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["assignment", "aspect"], name="one_preference_per_aspect"),
             models.CheckConstraint(condition=Q(score__gte=1, score__lte=5), name="preference_score_1_to_5"),
+            models.CheckConstraint(
+                condition=(
+                    Q(response_a__isnull=False, response_b__isnull=False, context_a__isnull=True,
+                      context_b__isnull=True)
+                    | Q(response_a__isnull=True, response_b__isnull=True, context_a__isnull=False,
+                        context_b__isnull=False)
+                ),
+                name="preference_two_responses_or_two_contexts",
+            ),
         ]
 
 

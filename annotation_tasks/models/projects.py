@@ -13,6 +13,7 @@ class Protocol(models.TextChoices):
     QA_SUPPORT = "qa_support", "Step 2: QA support"
     FACT_LABELING = "fact_labeling", "Atomic-fact labeling (FActScore)"
     PAIRWISE = "pairwise", "Pairwise comparison"
+    RAGAS_PAIRWISE = "ragas_pairwise", "Ragas: two answers (faithfulness, answer relevance), two contexts"
 
 
 DEFAULT_PROTOCOL = [Protocol.SPAN_COVERAGE.value, Protocol.QA_SUPPORT.value]

@@ -101,6 +101,7 @@ class Unit(models.Model):
         QASEM = "qasem", "QASem: span coverage, QA support (+ pairwise)"
         FACTSCORE = "factscore", "FActScore atomic-fact labeling"
         VALIDATION = "validation", "Expert QA validation"
+        RAGAS = "ragas", "Ragas: answers and contexts compared (faithfulness, answer / context relevance)"
 
     project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="units")
     batch = models.ForeignKey(Batch, null=True, blank=True, on_delete=models.CASCADE, related_name="units")
