@@ -192,7 +192,7 @@ def test_upload_parse_validate_launch_annotate_report_export(live_server, chromi
         first_qa.get_by_role("button", name="Invalid").click()
     assert patched.value.status == 200
     page.locator("tr.invalid[data-testid=qa-row]").wait_for()
-    page.get_by_test_id("validate-page").click()
+    page.get_by_test_id("validate-filter").click()  # every undecided QA of the filter, not a page
     page.wait_for_function("() => !document.querySelector('tr.unknown[data-testid=qa-row]')")
     shot(page, "validated")
     assert QA.objects.filter(response__project=project, validity="invalid").count() == 1
