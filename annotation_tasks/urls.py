@@ -3,6 +3,7 @@ from django.contrib.auth import views as auth_views
 from django.urls import include, path
 
 from annotation_tasks import dashboard_views, pages
+from annotation_tasks.api.auth import ThrottledLoginView
 
 urlpatterns: list = [
     path("api/", include("annotation_tasks.api.urls")),
@@ -13,7 +14,7 @@ urlpatterns: list = [
     path("annotate/<int:project_id>/", pages.annotate, name="annotate"),
     path(
         "accounts/login/",
-        auth_views.LoginView.as_view(template_name="annotation_tasks/login.html", next_page="/"),
+        ThrottledLoginView.as_view(template_name="annotation_tasks/login.html", next_page="/"),
         name="login",
     ),
     path("accounts/logout/", auth_views.LogoutView.as_view(next_page="/accounts/login/"), name="logout"),

@@ -6,6 +6,7 @@ and the embedded parser. Production sets DATABASE_URL (PostgreSQL) and CELERY_BR
 from pathlib import Path
 
 import environ
+from django.core.exceptions import ImproperlyConfigured
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = Path(environ.Env().str("FACTCROWD_VAR_DIR", default=str(BASE_DIR / "var")))
@@ -16,8 +17,23 @@ env = environ.Env(
 )
 environ.Env.read_env(BASE_DIR / ".env", overwrite=False) if (BASE_DIR / ".env").exists() else None
 
-SECRET_KEY = env.str("SECRET_KEY", default="dev-only-insecure-key-change-me-in-production")
 DEBUG = env("DEBUG")
+# The signing key of assignment tokens, invites and sessions. The public development key below is used with DEBUG
+# on only: outside DEBUG a real key is required, from SECRET_KEY or from the file SECRET_KEY_FILE (default
+# var/secret_key in the checkout, written with a random key by scripts/setup.sh), or nothing starts.
+DEV_SECRET_KEY = "dev-only-insecure-key-change-me-in-production"
+SECRET_KEY = env.str("SECRET_KEY", default="")
+_SECRET_KEY_FILE = Path(env.str("SECRET_KEY_FILE", default=str(BASE_DIR / "var" / "secret_key")))
+if not SECRET_KEY and _SECRET_KEY_FILE.is_file():
+    SECRET_KEY = _SECRET_KEY_FILE.read_text().strip()
+if not SECRET_KEY and DEBUG:
+    SECRET_KEY = DEV_SECRET_KEY
+if not SECRET_KEY or (SECRET_KEY == DEV_SECRET_KEY and not DEBUG):
+    raise ImproperlyConfigured(
+        "SECRET_KEY is not set: set the SECRET_KEY environment variable to a long random value (or SECRET_KEY_FILE "
+        f"to a file holding one; scripts/setup.sh writes {_SECRET_KEY_FILE}). The public development key is "
+        "accepted only with DEBUG=true."
+    )
 ALLOWED_HOSTS = env("ALLOWED_HOSTS")
 CSRF_TRUSTED_ORIGINS = env.list("CSRF_TRUSTED_ORIGINS", default=[])
 
@@ -45,8 +61,12 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    # Sees FrameAncestors' policy and adds the script policy (per-request nonce) to every HTML page.
+    "annotation_tasks.middleware.ContentSecurityPolicyMiddleware",
     # After XFrameOptions: unit pages get CSP frame-ancestors for the crowd platforms instead of DENY.
     "annotation_tasks.middleware.FrameAncestorsMiddleware",
+    # A body over the limits under /api/ gets a JSON 413 before anything reads it.
+    "annotation_tasks.middleware.ApiBodyLimitMiddleware",
 ]
 
 ROOT_URLCONF = "backend.urls"
@@ -116,20 +136,55 @@ FRAME_ANCESTORS = env.list(
     ],
 )
 
+# HTTPS (production behind a TLS proxy): on by default outside DEBUG when PUBLIC_BASE_URL is https://, as in docker/;
+# `make run` (http://127.0.0.1) keeps plain cookies. Each setting can be overridden on its own.
+SECURE_HTTPS = env.bool(
+    "SECURE_HTTPS", default=not DEBUG and env.str("PUBLIC_BASE_URL", default="").startswith("https://")
+)
+SESSION_COOKIE_SECURE = env.bool("SESSION_COOKIE_SECURE", default=SECURE_HTTPS)
+CSRF_COOKIE_SECURE = env.bool("CSRF_COOKIE_SECURE", default=SECURE_HTTPS)
+SECURE_SSL_REDIRECT = env.bool("SECURE_SSL_REDIRECT", default=SECURE_HTTPS)
+SECURE_HSTS_SECONDS = env.int("SECURE_HSTS_SECONDS", default=31536000 if SECURE_HTTPS else 0)
+SECURE_HSTS_INCLUDE_SUBDOMAINS = env.bool("SECURE_HSTS_INCLUDE_SUBDOMAINS", default=SECURE_HTTPS)
+SECURE_HSTS_PRELOAD = env.bool("SECURE_HSTS_PRELOAD", default=SECURE_HTTPS)
+# The proxy terminates TLS and says so in X-Forwarded-Proto (it must overwrite a client's own header).
+if env.bool("SECURE_PROXY_SSL_HEADER", default=SECURE_HTTPS):
+    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+# Script CSP on every HTML page (annotation_tasks.middleware.ContentSecurityPolicyMiddleware): scripts from this
+# origin and nonce-carrying inline scripts only. The paths listed keep their own scripts (Swagger UI, the admin).
+CSP_ENABLED = env.bool("CSP_ENABLED", default=True)
+CSP_EXEMPT_PATHS = env.list("CSP_EXEMPT_PATHS", default=["/api/docs/", "/admin/"])
+
+# Rate limits (DRF throttling; a cache shared by all web processes in production: CACHE_URL, e.g. redis://...).
+CACHES = {"default": env.cache("CACHE_URL", default="locmemcache://")}
+LOGIN_RATE = env.str("LOGIN_RATE", default="10/min")  # failed logins per client address (pages and token)
+# API tokens (POST /api/auth/token/) expire this many hours after they were issued; a new POST issues a new one.
+API_TOKEN_MAX_AGE_HOURS = env.float("API_TOKEN_MAX_AGE_HOURS", default=24.0 * 7)
+
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
-        "rest_framework.authentication.TokenAuthentication",
+        "annotation_tasks.api.authentication.ExpiringTokenAuthentication",
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.PageNumberPagination",
     "PAGE_SIZE": 50,
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    # JSON errors everywhere under /api/ (annotation_tasks.api.errors), never an HTML page or a 500 for bad input.
+    "EXCEPTION_HANDLER": "annotation_tasks.api.errors.exception_handler",
+    "DEFAULT_PARSER_CLASSES": [
+        "annotation_tasks.api.parsers.JSONParser",  # too deep a nesting is a 400, not a RecursionError
+        "rest_framework.parsers.FormParser",
+        "rest_framework.parsers.MultiPartParser",
+    ],
+    "DEFAULT_THROTTLE_RATES": {"login": LOGIN_RATE},
 }
 SPECTACULAR_SETTINGS = {
     "TITLE": "FactCrowd API",
     "DESCRIPTION": "Human evaluation of factual consistency: projects, units, assignments, labels, reports.",
     "VERSION": "0.1.0",
+    # The schema is for signed-in researchers and their scripts (token or session), not for the world.
+    "SERVE_PERMISSIONS": ["rest_framework.permissions.IsAuthenticated"],
     # Several models have a `status` (and `kind`) with their own TextChoices: one enum name per choice set.
     "ENUM_NAME_OVERRIDES": {
         "JobStatusEnum": "annotation_tasks.models.projects.Job.Status",

@@ -19,6 +19,12 @@ if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
   echo "$want" > "$stamp"
 fi
 
+# A random signing key for this checkout (settings refuse the public development key outside DEBUG).
+if [ -z "${SECRET_KEY:-}" ] && [ ! -s var/secret_key ]; then
+  mkdir -p var
+  (umask 077 && .venv/bin/python -c "import secrets; print(secrets.token_urlsafe(50))" > var/secret_key)
+fi
+
 if [ -f frontend/package.json ]; then
   if command -v npm >/dev/null 2>&1; then
     (cd frontend && { [ -d node_modules ] && [ node_modules/.package-lock.json -nt package-lock.json ] || npm ci --no-audit --no-fund; } && npm run build --silent)

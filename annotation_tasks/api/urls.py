@@ -1,9 +1,9 @@
 """API routes. Each concern registers its views here."""
 from django.urls import include, path  # noqa: F401
-from rest_framework.authtoken.views import obtain_auth_token
 from rest_framework.routers import DefaultRouter
 
 from annotation_tasks.api.assignments import AssignmentViewSet
+from annotation_tasks.api.auth import ObtainExpiringToken
 from annotation_tasks.api.batches import BatchViewSet, UnitViewSet
 from annotation_tasks.api.content import (
     AnswerSpanViewSet,
@@ -45,8 +45,8 @@ urlpatterns: list = [
     path("work/<str:token>/unit", UnitView.as_view(), name="work-unit"),
     path("work/<str:token>/draft", DraftView.as_view(), name="work-draft"),
     path("work/<str:token>/submit", SubmitView.as_view(), name="work-submit"),
-    # Researchers' scripts: POST {username, password} → {token}; send "Authorization: Token <token>".
-    path("auth/token/", obtain_auth_token, name="api-token"),
+    # Researchers' scripts: POST {username, password} → {token, expires_at}; send "Authorization: Token <token>".
+    path("auth/token/", ObtainExpiringToken.as_view(), name="api-token"),
     # Review and adjudication (api/review.py): researchers of the project only.
     path("assignments/<int:pk>/review/", AssignmentReviewView.as_view(), name="assignment-review"),
     path("projects/<int:project_id>/workers/<int:worker_id>/review/", WorkerReviewView.as_view(), name="worker-review"),

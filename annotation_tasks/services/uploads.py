@@ -8,6 +8,7 @@ writing; and importing the same file again changes nothing, so a stalled import 
 from __future__ import annotations
 
 import logging
+import shutil
 import uuid
 from pathlib import Path
 
@@ -42,14 +43,18 @@ def guess_format(file_name: str, requested: str = "") -> str:
 
 
 def start_import_job(project: Project, upload: UploadedFile, fmt: str = "", *, system: str = "", user=None) -> Job:
-    """Store the uploaded file and queue its import; the Job carries progress and the outcome."""
+    """Store the uploaded file and queue its import; the Job carries progress and the outcome.
+
+    The Job's params name the file and its folder under upload_dir() by a random id only: API clients see
+    params, and a server path is none of their business."""
     name = Path(upload.name or "upload").name
     fmt = guess_format(name, fmt)
     if upload.size == 0:
         raise UploadError(f"{name}: the file is empty")
     if upload.size and upload.size > MAX_UPLOAD_BYTES:
         raise UploadError(f"{name}: larger than {MAX_UPLOAD_BYTES // (1024 * 1024)} MB")
-    folder = upload_dir() / str(project.pk) / uuid.uuid4().hex
+    folder_id = uuid.uuid4().hex
+    folder = upload_dir() / str(project.pk) / folder_id
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / name  # keep the original name: import errors and the import batch name use it
     with path.open("wb") as handle:
@@ -58,22 +63,50 @@ def start_import_job(project: Project, upload: UploadedFile, fmt: str = "", *, s
     return jobs.start(
         project,
         Job.Kind.IMPORT,
-        params={"file": name, "path": str(path), "format": fmt, "system": system},
+        params={"file": name, "upload": folder_id, "format": fmt, "system": system},
         total=1,
         user=user,
     )
 
 
+def upload_path(job: Job) -> Path:
+    """Where the Job's uploaded file lies (older Jobs kept the path itself in params)."""
+    params = job.params
+    if params.get("upload"):
+        return upload_dir() / str(job.project_id) / Path(params["upload"]).name / Path(params["file"]).name
+    return Path(params["path"])
+
+
+def remove_upload(job: Job) -> None:
+    """Delete the Job's uploaded file and its folder once the import has ended (done or failed)."""
+    path = upload_path(job)
+    folder = path.parent
+    try:
+        path.unlink(missing_ok=True)
+        if folder.is_relative_to(upload_dir()) and folder != upload_dir():
+            shutil.rmtree(folder, ignore_errors=True)
+    except OSError:
+        log.warning("could not remove the upload of import job %s", job.pk, exc_info=True)
+
+
 def run_import_job(job_id: int) -> Job:
-    """The worker side: run the import, record the summary or the located errors."""
-    return jobs.run(job_id, _import)
+    """The worker side: run the import, record the summary or the located errors; then remove the upload.
+
+    A stalled job (its worker died) has not ended, so its file stays for the resume."""
+    job = jobs.run(job_id, _import)
+    if job.status in Job.Status.finished():
+        remove_upload(job)
+    return job
 
 
 def _import(job: Job, progress: jobs.Progress) -> dict:
     from annotation_tasks.services import imports  # the importers and pandas: loaded by the worker only
 
     params = job.params
-    path, fmt, project_name = params["path"], params["format"], job.project.name
+    path, fmt, project_name = upload_path(job), params["format"], job.project.name
+    if not path.is_file():
+        raise jobs.JobFailed(f"{params.get('file', 'upload')}: the uploaded file is gone (removed after an earlier "
+                             "run of this import); upload it again", {"errors": []})
     try:
         if fmt == "items":
             results = [imports.import_items(path, project_name)]
@@ -84,13 +117,15 @@ def _import(job: Job, progress: jobs.Progress) -> dict:
     except imports.ImportFormatError as exc:
         error = {"file": exc.file, "line": exc.line, "field": exc.field, "message": exc.message}
         raise jobs.JobFailed(str(exc), {"errors": [error]}) from exc
-    except Exception as exc:  # an unexpected failure still ends the job, with its message
+    except Exception as exc:  # an unexpected failure still ends the job, with its message (no server paths)
         log.exception("import job %s failed", job.pk)
-        raise jobs.JobFailed(f"{type(exc).__name__}: {exc}", {"errors": []}) from exc
+        message = str(exc).replace(str(path.parent), "").replace(str(upload_dir()), "")
+        raise jobs.JobFailed(f"{type(exc).__name__}: {message}", {"errors": []}) from exc
     progress.set(done=1)
     return {
         "summaries": [r.summary() for r in results],
         "lines": sum(r.lines for r in results),
         "skipped": sum(r.skipped for r in results),
+        "changed": sum(len(getattr(r, "changed", ())) for r in results),
         "created": {k: sum(r.created.get(k, 0) for r in results) for r in results for k in r.created},
     }
