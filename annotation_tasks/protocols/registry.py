@@ -14,6 +14,7 @@ _PROTOCOLS: dict[str, str] = {
     Unit.Mode.QASEM.value: "annotation_tasks.protocols.qasem:QASemProtocol",
     Unit.Mode.FACTSCORE.value: "annotation_tasks.protocols.factscore:FactScoreProtocol",
     Unit.Mode.VALIDATION.value: "annotation_tasks.protocols.validation:ValidationProtocol",
+    Unit.Mode.RAGAS.value: "annotation_tasks.protocols.ragas:RagasProtocol",
 }
 
 

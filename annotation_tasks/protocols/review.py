@@ -125,7 +125,8 @@ class QASemReview(ProtocolReview):
         if level == "pairwise":
             out: dict[int, dict[str, Any]] = {}
             for unit in Unit.objects.filter(pk__in=item_ids).select_related("source"):
-                pair = (PairwisePreference.objects.filter(unit=unit).select_related("response_a", "response_b")
+                pair = (PairwisePreference.objects.filter(unit=unit, response_a__isnull=False)
+                        .select_related("response_a", "response_b")
                         .order_by("id").first())
                 if pair is None:
                     continue

@@ -184,10 +184,16 @@ def preferences_frame(project: Project) -> pd.DataFrame:
             Assignment.counted_q("assignment__"), unit__project=project
         ).order_by("id"),
         ["unit_id", "aspect", "assignment__worker_id", "assignment_id", "response_a_id", "response_b_id",
-         "response_a__system", "response_b__system", "score"],
+         "response_a__system", "response_b__system", "score", "context_a", "context_b"],
     )
     frame.columns = ["unit_id", "aspect", "worker_id", "assignment_id", "response_a_id", "response_b_id",
-                     "system_a", "system_b", "score"]
+                     "system_a", "system_b", "score", "context_a", "context_b"]
+    # a pair of retrieved contexts (Ragas' context relevance) is named by its place in the source's passages
+    # ("context_v1", as in WikiEval), so the pairwise summary counts it like a pair of systems
+    for side in ("a", "b"):
+        contexts = frame[f"context_{side}"]
+        named = contexts.map(lambda i: None if pd.isna(i) else f"context_v{int(i) + 1}")
+        frame[f"system_{side}"] = frame[f"system_{side}"].where(contexts.isna(), named)
     return frame
 
 

@@ -185,6 +185,8 @@ def pack_units(pieces: list[Piece], caps: Mapping[str, int]) -> list[list[tuple[
 
 def crowd_mode(project: Project) -> str:
     """The element mode of a project's crowd units: FActScore facts, or the QASem two-step (+ pairwise)."""
+    if project.has_step(Protocol.RAGAS_PAIRWISE):
+        return Unit.Mode.RAGAS  # answers and contexts compared whole (protocols/ragas.py): one unit per question
     return Unit.Mode.FACTSCORE if project.has_step(Protocol.FACT_LABELING) else Unit.Mode.QASEM
 
 

@@ -12,6 +12,7 @@ import json
 import re
 from typing import Any
 
+import pandas as pd
 import pytest
 from rest_framework.test import APIClient
 
@@ -24,7 +25,9 @@ from annotation_tasks.models import (
     Batch,
     FactLabel,
     PairwisePreference,
+    Project,
     QALabel,
+    Source,
     SpanLabel,
     Worker,
 )
@@ -33,9 +36,9 @@ from annotation_tasks.models.projects import Protocol
 from annotation_tasks.protocols import AnnotationProtocol, available_protocols, get_protocol, label_levels
 from annotation_tasks.services import frames
 from annotation_tasks.services.tokens import assignment_token
-from annotation_tasks.services.units import compose_validation_units
+from annotation_tasks.services.units import compose_units, compose_validation_units
 from annotation_tasks.signing import unit_ref
-from tests.work.builders import GOLD_EXPLANATION, SECRET_META, SECRET_SYSTEM, make_unit
+from tests.work.builders import GOLD_EXPLANATION, SECRET_META, SECRET_SYSTEM, make_response, make_unit
 from tests.work.helpers import qasem_labels
 
 pytestmark = pytest.mark.django_db
@@ -247,7 +250,71 @@ class ValidationHarness:
         return sorted(("qa", int(i)) for i in qas["item_id"] if int(i) in shown)
 
 
-HARNESSES = {h.mode: h for h in (QASemHarness(), FactScoreHarness(), ValidationHarness())}
+class RagasHarness:
+    """A WikiEval row: a question, two contexts and three answers; faithfulness sets the grounded answer against
+    the ungrounded one, answer relevance against the poor one, context relevance the two contexts."""
+
+    mode = "ragas"
+
+    def unit(self):
+        project = Project.objects.create(name="Ragas contract", protocol=["ragas_pairwise"], annotations_per_item=3)
+        batch = Batch.objects.create(project=project, name="b1")
+        source = Source.objects.create(
+            project=project, external_id="q1", question="Where did Anna travel in 2023?",
+            passages=["Anna visited Paris in 2023.", "Anna visited Paris in 2023. Paris is the capital of France."],
+            metadata={"secret": SECRET_META},
+        )
+        for system in ("poor_answer", "answer", "ungrounded_answer"):
+            make_response(project, source, f"q1:{system}", n_qas=1, system=system, gold=False)
+        return compose_units(batch)[0]
+
+    def complete(self, payload: dict, marker: str) -> dict:
+        (section,) = _sections(payload, Protocol.RAGAS_PAIRWISE.value)
+        return {"pairwise": [{"aspect": c["aspect"], "score": 1 + k} for k, c in enumerate(section["comparisons"])]}
+
+    def invalid(self, payload: dict, labels: dict) -> list[Case]:
+        pairwise = labels["pairwise"]
+        return [
+            ("pairwise not a list", _replaced(labels, "pairwise", {"aspect": "faithfulness"}), "labels.pairwise"),
+            ("an aspect this unit does not ask", _with(labels, "pairwise", 0, aspect="consistency"),
+             "labels.pairwise[0].aspect"),
+            ("aspect is a list", _with(labels, "pairwise", 0, aspect=["faithfulness"]), "labels.pairwise[0].aspect"),
+            ("aspect twice", _replaced(labels, "pairwise", [pairwise[0], pairwise[0]]), "labels.pairwise[1].aspect"),
+            ("score out of range", _with(labels, "pairwise", 2, score=0), "labels.pairwise[2].score"),
+            ("score a boolean", _with(labels, "pairwise", 1, score=True), "labels.pairwise[1].score"),
+            ("score is text", _with(labels, "pairwise", 1, score="3"), "labels.pairwise[1].score"),
+            ("context relevance left out", _replaced(labels, "pairwise", pairwise[:2]), "labels.pairwise"),
+        ]
+
+    def add_items_not_to_judge(self, unit) -> None:
+        """The answers were parsed into QAs and facts: a Ragas unit compares answers whole and shows none."""
+        for response in unit.responses.all():
+            AtomicFact.objects.create(response=response, sentence_index=0, text="Anna visited Paris.", order=0)
+
+    def judged(self, unit) -> dict[str, set[int]]:
+        return {}
+
+    def written(self, assignment: Assignment) -> int:
+        return PairwisePreference.objects.filter(assignment=assignment).count()
+
+    def expected_rows(self, payload: dict, labels: dict) -> list[tuple]:
+        (section,) = _sections(payload, Protocol.RAGAS_PAIRWISE.value)
+        score = {p["aspect"]: p["score"] for p in labels["pairwise"]}
+        return sorted((c["aspect"], c["compares"], c["a"], c["b"], score[c["aspect"]]) for c in section["comparisons"])
+
+    def frame_rows(self, assignment: Assignment) -> list[tuple]:
+        prefs = frames.preferences_frame(assignment.unit.project)
+        prefs = prefs[prefs["assignment_id"] == assignment.pk]
+        rows = []
+        for r in prefs.itertuples():
+            if pd.notna(r.context_a):
+                rows.append((r.aspect, "contexts", int(r.context_a), int(r.context_b), int(r.score)))
+            else:
+                rows.append((r.aspect, "responses", int(r.response_a_id), int(r.response_b_id), int(r.score)))
+        return sorted(rows)
+
+
+HARNESSES = {h.mode: h for h in (QASemHarness(), FactScoreHarness(), ValidationHarness(), RagasHarness())}
 
 
 @pytest.fixture(params=available_protocols())

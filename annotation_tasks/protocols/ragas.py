@@ -1,0 +1,109 @@
+"""Ragas' human protocol (WikiEval): for one question, two answers compared on faithfulness and on answer
+relevance, and two retrieved contexts compared on context relevance, each on the 1–5 pairwise scale.
+
+Which two things each aspect compares is decided here, once (`comparisons`), and sent in the plan; the element
+renders it and validate checks the same list. Answers imported from the WikiEval layout keep their column as
+system name, so the pairs are Ragas' own: faithfulness sets the grounded `answer` against the
+`ungrounded_answer` (written without the context), answer relevance sets it against the `poor_answer`. A unit
+of any two answers compares those two on both aspects. Context relevance compares the source's first two
+passages (WikiEval's context_v1 and context_v2) when it has two. The system names never leave the server: the
+plan names responses by id and contexts by their index in `source.passages`.
+
+Labels are PairwisePreference rows (one per aspect): answers in response_a / response_b (display order), contexts
+in context_a / context_b; services.frames.preferences_frame reads both, analysis.pairwise summarises per aspect.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from annotation_tasks.models import Assignment, PairwisePreference, Response, Unit
+from annotation_tasks.models.projects import Protocol
+from annotation_tasks.protocols.base import AnnotationProtocol, Errors, Shown, Submission
+from annotation_tasks.protocols.fields import as_list, is_score, item_id, require_all
+
+Aspect = PairwisePreference.Aspect
+ANSWER_ASPECTS = (Aspect.FAITHFULNESS.value, Aspect.ANSWER_RELEVANCE.value)
+CONTEXT_ASPECT = Aspect.CONTEXT_RELEVANCE.value
+ASPECTS = (*ANSWER_ASPECTS, CONTEXT_ASPECT)
+GROUNDED = "answer"
+"""WikiEval's answer grounded on context_v1 (its column name, kept as the response's system)."""
+FOILS = {Aspect.FAITHFULNESS.value: "ungrounded_answer", Aspect.ANSWER_RELEVANCE.value: "poor_answer"}
+"""The WikiEval answer each answer aspect sets against the grounded one (Ragas, section 5)."""
+RESPONSES, CONTEXTS = "responses", "contexts"
+
+
+def comparisons(unit: Unit, response_ids: list[int]) -> list[dict[str, Any]]:
+    """[{aspect, compares: "responses" | "contexts", a, b}] in ASPECTS order; a and b in display order.
+
+    An answer aspect compares the WikiEval pair when both answers are in the unit, else the unit's two
+    responses when it has exactly two; context relevance compares passages 0 and 1 when there are two."""
+    systems = dict(Response.objects.filter(pk__in=response_ids).values_list("id", "system"))
+    by_system: dict[str, int] = {}
+    for rid in response_ids:  # the first response of each system, in display order
+        by_system.setdefault(systems.get(rid, ""), rid)
+    out: list[dict[str, Any]] = []
+    for aspect in ANSWER_ASPECTS:
+        grounded, foil = by_system.get(GROUNDED), by_system.get(FOILS[aspect])
+        if grounded is not None and foil is not None:
+            pair = sorted((grounded, foil), key=response_ids.index)
+        elif len(response_ids) == 2:
+            pair = list(response_ids)
+        else:
+            continue
+        out.append({"aspect": aspect, "compares": RESPONSES, "a": pair[0], "b": pair[1]})
+    if len(unit.source.passages or []) >= 2:
+        out.append({"aspect": CONTEXT_ASPECT, "compares": CONTEXTS, "a": 0, "b": 1})
+    return out
+
+
+def _ids(responses: list[Any]) -> list[int]:
+    return [r["id"] if isinstance(r, dict) else r.pk for r in responses]
+
+
+class RagasProtocol(AnnotationProtocol):
+    mode = Unit.Mode.RAGAS.value
+
+    def response_items(self, response: Response, shown: Shown) -> dict[str, list[dict]]:
+        """Nothing inside a response is judged: the answers are compared whole (the payload has their text)."""
+        return {}
+
+    def plan(self, unit: Unit, responses: list[dict]) -> list[dict]:
+        """One ragas_pairwise section: every response of the unit and what each aspect compares."""
+        ids = _ids(responses)
+        compared = comparisons(unit, ids)
+        if not compared:
+            return []
+        return [{"kind": Protocol.RAGAS_PAIRWISE.value, "response_ids": ids,
+                 "aspects": [c["aspect"] for c in compared], "comparisons": compared}]
+
+    def validate(self, submission: Submission, errors: Errors) -> dict[str, Any]:
+        compared = {c["aspect"]: c for c in comparisons(submission.unit, _ids(submission.responses))}
+        if not compared:
+            errors.add("labels.pairwise", "this unit has nothing to compare")
+            return {}
+        scores: dict[str, int] = {}
+        for i, item in enumerate(as_list(submission.labels, "pairwise", errors)):
+            path = f"labels.pairwise[{i}]"
+            aspect, score = item_id(item, "aspect"), item_id(item, "score")
+            if aspect not in compared:
+                errors.add(f"{path}.aspect", f"must be one of {', '.join(compared)}")
+            elif aspect in scores:
+                errors.add(f"{path}.aspect", "given twice")
+            elif not is_score(score):
+                errors.add(f"{path}.score", "must be an integer from 1 to 5")
+            else:
+                scores[aspect] = score
+        require_all(compared, scores, "labels.pairwise", "aspect {} has no score", errors)
+        return {aspect: {**compared[aspect], "score": score} for aspect, score in scores.items()}
+
+    def write(self, assignment: Assignment, submission: Submission, clean: dict[str, Any]) -> None:
+        rows = []
+        for aspect in ASPECTS:  # answers first: a pair of responses is the unit's first preference row
+            c = clean.get(aspect)
+            if c is None:
+                continue
+            pair = ({"response_a_id": c["a"], "response_b_id": c["b"]} if c["compares"] == RESPONSES
+                    else {"context_a": c["a"], "context_b": c["b"]})
+            rows.append(PairwisePreference(assignment=assignment, unit=submission.unit, aspect=aspect,
+                                           score=c["score"], **pair))
+        PairwisePreference.objects.bulk_create(rows)
