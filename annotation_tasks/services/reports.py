@@ -173,7 +173,8 @@ def render_text(report: dict[str, Any], max_workers: int = 20) -> str:
         + (", ".join(f"{k} {v}" for k, v in counts["labels"].items()) or "none")
     )
     for g in report.get("unlabelled_groups", []):
-        lines.append(f"no labels yet: {g['by']} {g['group']} ({g['n_responses']} responses)")
+        n = g["n_responses"]
+        lines.append(f"no labels yet: {g['by']} {g['group']} ({n} response{'' if n == 1 else 's'})")
     lines += ["", "Agreement"]
     lines += _table(
         ["level", "group", "items", "labels", "fleiss_k", "kripp_a", "unanimous%"],
@@ -228,7 +229,7 @@ def render_text(report: dict[str, Any], max_workers: int = 20) -> str:
         lines += ["", f"Worker agreement with the others' majority (top {len(ranked)} by items compared)"]
         lines += _table(
             ["level", "worker", "name", "labels", "compared", "agreement"],
-            [[r["level"], r.get("worker", str(r["worker_id"])), str(r.get("name") or "-"), str(r["n_labels"]),
+            [[r["level"], r.get("worker", str(r["worker_id"])), str(r.get("name") if r.get("name") not in (None, r.get("worker")) else "-"), str(r["n_labels"]),
               str(r["n_compared"]), _fmt(r["agreement"])]
              for r in ranked],
         )

@@ -105,8 +105,8 @@ class Command(BaseCommand):
             except ProviderError:
                 pass
         if result.published and provider_name == "local":
-            self.stdout.write(f"  (links use PUBLIC_BASE_URL={settings.PUBLIC_BASE_URL}; set it to the address the "
-                              "server runs on, e.g. PUBLIC_BASE_URL=http://127.0.0.1:8001)")
+            self.stdout.write(f"  (links use PUBLIC_BASE_URL={settings.PUBLIC_BASE_URL}; if the server runs elsewhere, "
+                              "export PUBLIC_BASE_URL=http://HOST:PORT before publishing)")
 
 
 def _override_validation(batch: Batch, reason: str, discard) -> list:
