@@ -18,6 +18,7 @@ from django.core.management import call_command
 
 from annotation_tasks.models import AdjudicatedLabel, Assignment, ProjectMembership, Worker
 from annotation_tasks.services import work
+from tests.e2e.conftest import SHOTS
 from tests.e2e.test_dashboard import dashboard_js, login  # noqa: F401  (dashboard_js is a fixture)
 from tests.work.builders import make_unit
 from tests.work.helpers import qasem_labels
@@ -210,6 +211,17 @@ def test_written_facts_and_pairwise_aspects_are_adjudicated_by_keyboard(live_ser
     errors: list[str] = []
     page.on("pageerror", lambda exc: errors.append(str(exc)))
     login(page, live_server.url, "expert", "pw")
+
+    # the review of w3's FActScore assignment: the model fact it replaced, and the fact it wrote
+    page.goto(f"{live_server.url}/#/p/{facts_unit.project.pk}/review/{written_by.pk}")
+    page.get_by_test_id("review-header").wait_for()
+    facts = page.locator("[data-testid=review-item][data-level=fact]")
+    assert facts.count() == 5  # four model facts shown, one written
+    mine = page.locator(f"[data-testid=review-item][data-item='{written.pk}']")
+    assert "human · edited" in mine.inner_text() and written.edited_from.get().text in mine.inner_text()
+    replaced = page.locator(f"[data-testid=review-item][data-item='{written.edited_from.get().pk}']")
+    assert "model · edited" in replaced.inner_text()
+    page.screenshot(path=str(SHOTS / "review-facts.png"), full_page=True)
 
     page.goto(f"{live_server.url}/#/p/{facts_unit.project.pk}/adjudicate")
     item = page.get_by_test_id("adj-item")
