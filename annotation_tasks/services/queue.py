@@ -10,39 +10,20 @@ database makes it wait (busy_timeout) instead of failing: nothing is retried her
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
 from datetime import timedelta
-from typing import Any, TypeVar
+from typing import Any
 
 from django.conf import settings
-from django.db import IntegrityError, OperationalError, connection, transaction
+from django.db import IntegrityError, connection, transaction
 from django.db.models import Count, F, Q, QuerySet
 from django.utils import timezone
 
 from annotation_tasks.crowd.local import LocalProvider
 from annotation_tasks.models import Assignment, Project, ProjectMembership, Unit, Worker, WorkerProjectStatus
 
-T = TypeVar("T")
-
 ACTIVE = [s.value for s in Assignment.Status.active()]
 LOCAL_PROVIDER = LocalProvider.name
 _CANDIDATES = 25
-
-
-def retry_locked(fn: Callable[[], T], attempts: int = 30) -> T:
-    """Run `fn` (one transaction), retrying when SQLite reports a lock conflict.
-
-    Needless since SQLite transactions begin IMMEDIATE and wait on busy_timeout (backend/settings.py); kept only
-    while services/work.py still calls it, then to be removed.
-    """
-    for attempt in range(attempts):
-        try:
-            return fn()
-        except OperationalError as exc:
-            if "locked" not in str(exc).lower() or attempt == attempts - 1:
-                raise
-            time.sleep(0.02 * (attempt + 1))
-    raise AssertionError("unreachable")
 
 
 def timeout_for(unit: Unit) -> timedelta:

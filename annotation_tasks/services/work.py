@@ -6,13 +6,11 @@ the payload itself is built in protocols/payload.py, which names every field tha
 """
 from __future__ import annotations
 
-import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from django.db import IntegrityError, connection, transaction
-from django.db.models import F
+from django.db import transaction
 from django.utils import timezone
 
 from annotation_tasks.models import Assignment, Unit
@@ -132,10 +130,8 @@ def preview_payload(unit: Unit) -> dict[str, Any]:
 def save_draft(assignment: Assignment, draft: Any) -> timezone.datetime:
     """Store the element's draft; activity also pushes the expiry back so a working annotator keeps the unit."""
     now = timezone.now()
-    updated = queue.retry_locked(
-        lambda: Assignment.objects.filter(pk=assignment.pk, status=Assignment.Status.ASSIGNED).update(
-            draft=draft, draft_saved_at=now, expires_at=now + queue.timeout_for(assignment.unit)
-        )
+    updated = Assignment.objects.filter(pk=assignment.pk, status=Assignment.Status.ASSIGNED).update(
+        draft=draft, draft_saved_at=now, expires_at=now + queue.timeout_for(assignment.unit)
     )
     if not updated:
         assignment.refresh_from_db()
@@ -167,7 +163,8 @@ def _read_body(body: Any) -> tuple[Mapping[str, Any], int | None]:
 
 def _record(locked: Assignment, labels: Mapping[str, Any], time_ms: int | None) -> None:
     """Validate through the unit's protocol, write its labels, mark the assignment submitted and the unit
-    complete once enough assignments count. Runs inside the submit transaction."""
+    complete once enough assignments count. Runs inside the submit transaction, which holds the unit's lock:
+    the count sees every other submit of the unit that committed, and none is in flight."""
     unit = locked.unit
     try:
         protocol = get_protocol(unit.mode)
@@ -195,33 +192,22 @@ def _record(locked: Assignment, labels: Mapping[str, Any], time_ms: int | None) 
 def submit(assignment: Assignment, body: Mapping[str, Any]) -> SubmitResult:
     """Validate and record a submission in one transaction; a repeat (also a concurrent one) records nothing.
 
-    The assignment row is locked (select_for_update) before its status is read, so of two concurrent
-    submits one writes and the other sees "submitted". SQLite has no row locks: the transaction opens with
-    a write, which takes the database write lock before the status is read.
+    The unit row is locked first, then the assignment row (select_for_update; the queue locks units in the same
+    order): of two concurrent submits of one assignment one writes and the other sees "submitted", and the
+    submits of one unit follow each other, so the one that brings the count to `assignments_wanted` sees the
+    others and completes the unit (counted without the lock, two last submits landing within a few ms each
+    missed the other's and left a fully labelled unit open). SQLite has no row locks: every transaction begins
+    IMMEDIATE (backend/settings.py), holding the database-wide write lock before it reads anything.
     """
     labels, time_ms = _read_body(body)
-
-    def attempt() -> SubmitResult:
-        with transaction.atomic():
-            if connection.vendor == "sqlite":
-                Assignment.objects.filter(pk=assignment.pk).update(status=F("status"))
-            locked = Assignment.objects.select_for_update(of=("self",)).select_related("unit__project", "unit__source").get(
-                pk=assignment.pk
-            )
-            if locked.status in Assignment.Status.done():
-                return SubmitResult(locked.status, True)
-            if locked.status != Assignment.Status.ASSIGNED:
-                raise Forbidden("this assignment is not open")
-            _record(locked, labels, time_ms)
-            return SubmitResult(Assignment.Status.SUBMITTED, False)
-
-    for _ in range(5):
-        try:
-            return queue.retry_locked(attempt)
-        except IntegrityError:
-            # A concurrent submit of the same assignment won the race (possible only without row locks).
-            time.sleep(0.05)
-            current = Assignment.objects.get(pk=assignment.pk)
-            if current.status in Assignment.Status.done():
-                return SubmitResult(current.status, True)
-    raise Conflict("could not record the submission, please retry")
+    with transaction.atomic():
+        list(Unit.objects.select_for_update().filter(pk=assignment.unit_id).values_list("pk"))  # no-op on SQLite
+        locked = Assignment.objects.select_for_update(of=("self",)).select_related("unit__project", "unit__source").get(
+            pk=assignment.pk
+        )
+        if locked.status in Assignment.Status.done():
+            return SubmitResult(locked.status, True)
+        if locked.status != Assignment.Status.ASSIGNED:
+            raise Forbidden("this assignment is not open")
+        _record(locked, labels, time_ms)
+        return SubmitResult(Assignment.Status.SUBMITTED, False)
