@@ -195,6 +195,48 @@ def pairwise_agreement(preferences: pd.DataFrame, metric_by_response: pd.Series)
     return out
 
 
+RAGAS_ASPECTS = ("faithfulness", "answer_relevance", "context_relevance")
+RAGAS_WIKIEVAL = {"faithfulness": 0.95, "answer_relevance": 0.78, "context_relevance": 0.70}
+"""Ragas' own metrics on WikiEval: the share of pairs where the metric prefers the answer (context) the humans
+preferred (Es et al. 2024, Table 1), beside which a scorer's figure reads."""
+
+
+def metric_faithfulness(scores: pd.DataFrame) -> pd.Series:
+    """Per response id, the metric's faithfulness from scores alone (no human item labels needed): the share of
+    its scored items (QAs, facts or statements) with score >= 0.5, Ragas' supported statements / statements."""
+    if scores.empty:
+        return pd.Series(dtype=float)
+    return (scores["score"].astype(float) >= THRESHOLD).groupby(scores["response_id"]).mean()
+
+
+def ragas_agreement(preferences: pd.DataFrame, metric_by_response: pd.Series) -> dict[str, Any]:
+    """Per Ragas aspect judged in the project: the pairs, those the humans did not tie, and the share of those
+    where the metric prefers the same one (a fraction, as Ragas reports it), with Ragas' WikiEval figure.
+
+    The metric scores answers, so context relevance (pairs of contexts) gets its pair counts and no agreement."""
+    if preferences.empty:
+        return {}
+    ragas = preferences[preferences["aspect"].isin(RAGAS_ASPECTS)]
+    answers = ragas[ragas["response_a_id"].notna() & ragas["response_b_id"].notna()]
+    agreement = pairwise_agreement(answers.astype({"response_a_id": "int64", "response_b_id": "int64"}),
+                                   metric_by_response) if len(answers) else {}
+    out: dict[str, Any] = {}
+    for aspect in RAGAS_ASPECTS:
+        judged = ragas[ragas["aspect"] == aspect]
+        if judged.empty:
+            continue
+        got = agreement.get(aspect)
+        share = got["agreement_pct"] / 100.0 if got and got["agreement_pct"] is not None else None
+        out[aspect] = {
+            "pairs": int(got["pairs"]) if got else 0,
+            "decided_pairs": int(got["decided_pairs"]) if got else 0,
+            "agreement": share,
+            "ragas_wikieval": RAGAS_WIKIEVAL[aspect],
+            "compares": "answers" if judged["response_a_id"].notna().all() else "contexts",
+        }
+    return out
+
+
 def evaluate(items: pd.DataFrame, by: str | None = None, preferences: pd.DataFrame | None = None,
              responding: pd.Series | None = None, curves: bool = True) -> dict[str, Any]:
     """Everything above for one scorer on one level: by_group, all, responses, systems, pairwise, curves."""

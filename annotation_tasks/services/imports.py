@@ -12,7 +12,7 @@ from pathlib import Path
 
 from django.db import transaction
 
-from annotation_tasks.importers import atomic_facts, factscore, items, qasem_release, results_csv
+from annotation_tasks.importers import atomic_facts, factscore, items, qasem_release, results_csv, wikieval
 from annotation_tasks.importers.base import ImportFormatError
 from annotation_tasks.importers.common import ImportResult, get_or_create_project
 from annotation_tasks.models import Assignment, Batch, Project
@@ -21,7 +21,7 @@ from annotation_tasks.services import work
 
 __all__ = [
     "ImportFormatError", "ImportResult", "import_facts", "import_factscore", "import_items", "import_qasem_release",
-    "import_results_csv",
+    "import_results_csv", "import_wikieval",
 ]
 
 
@@ -74,6 +74,15 @@ def import_items(path: str | Path, project_name: str) -> ImportResult:
     with transaction.atomic():
         project, _ = get_or_create_project(project_name, DEFAULT_PROTOCOL)
         return items.write(project, records, path.name)
+
+
+def import_wikieval(path: str | Path, project_name: str) -> ImportResult:
+    """Ragas' WikiEval layout (JSONL or CSV): per question its contexts and answers, for Ragas units."""
+    path = Path(path)
+    rows = wikieval.read(path)
+    with transaction.atomic():
+        project, _ = get_or_create_project(project_name, wikieval.PROTOCOL)
+        return wikieval.write(project, rows, path.name)
 
 
 def import_results_csv(

@@ -421,7 +421,7 @@ def evaluate_scorer(project: Project | str, scorer: str, by: str | None = None, 
     """The meta-evaluation of one scorer version (the latest by default) against the project's human labels.
 
     The top level is the QA evaluation when QAs are scored and labelled, else the facts'; "levels" holds both."""
-    from annotation_tasks.analysis.metric_eval import evaluate, jsonable
+    from annotation_tasks.analysis.metric_eval import evaluate, jsonable, metric_faithfulness, ragas_agreement
     from annotation_tasks.services import frames
 
     if by is not None and by not in REPORT_GROUPINGS:
@@ -439,11 +439,13 @@ def evaluate_scorer(project: Project | str, scorer: str, by: str | None = None, 
         items = evaluation_items(project, scorer, version, level, responses)
         if len(items):
             levels[level] = evaluate(items, by=by, preferences=preferences, responding=responding, curves=curves)
-    if not levels:
+    # Ragas' WikiEval accuracy needs no item labels: the metric's faithfulness per answer against the humans' pairs
+    ragas = ragas_agreement(preferences, metric_faithfulness(scores_frame(project, scorer, version)))
+    if not levels and not ragas:
         raise ScoringError(f"no item of project {project.name!r} has both a human label and a {scorer} {version} score")
-    primary = "qa" if "qa" in levels else "fact"
+    primary = ("qa" if "qa" in levels else "fact") if levels else None
     return jsonable({"project": project.name, "scorer": scorer, "version": version, "by": by, "level": primary,
-                        **levels[primary], "levels": levels,
+                        **(levels[primary] if primary else {}), "levels": levels, "ragas": ragas,
                         "notes": {"truth": "the adjudicated label where present, else gold, else the majority label",
                                   "threshold": "BAcc at a fixed 0.5, no tuning; faithfulness = share of items >= 0.5"}})
 
@@ -457,6 +459,8 @@ def report_section(project: Project, by: str | None = None) -> list[dict[str, An
         try:
             result = evaluate_scorer(project, scorer, by=by)
         except ScoringError:  # scored but nothing labelled yet
+            continue
+        if result["level"] is None:  # only Ragas pairs (the report's pairwise section has them): no item figures
             continue
         result.pop("levels", None)
         result.pop("notes", None)

@@ -34,6 +34,11 @@ class Command(BaseCommand):
             self.stdout.write(_dumps(result))
             return
         self.stdout.write(f"{result['scorer']} {result['version']} on {result['project']} ({result['level']} level)")
+        for aspect, r in result["ragas"].items():
+            self.stdout.write(f"ragas {aspect}: {r['decided_pairs']} of {r['pairs']} {r['compares']} pairs decided, "
+                              f"metric agrees {_fmt(r['agreement'], 2)} (Ragas on WikiEval {r['ragas_wikieval']:.2f})")
+        if result["level"] is None:
+            return
         rows = [*(("  " + g, m) for g, m in result["by_group"].items()), ("all", result["all"])]
         self.stdout.write(f"{'group':<20} {'items':>6} {'supp%':>6} {'BAcc':>6} {'AUC':>6}")
         for name, m in rows:
