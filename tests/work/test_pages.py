@@ -7,7 +7,7 @@ import pytest
 from django.test import Client
 
 from annotation_tasks.crowd import registry
-from annotation_tasks.models import Assignment, Batch, ProjectMembership, Worker
+from annotation_tasks.models import Assignment, Batch, ProjectMembership, Worker, WorkerProjectStatus
 from annotation_tasks.services.tokens import invite_token, read_assignment_token, read_preview_token, unit_entry_path
 from tests.work.builders import make_unit
 from tests.work.conftest import new_assignment
@@ -79,14 +79,17 @@ def test_platform_entry_never_exceeds_assignments_wanted(fake_platform):
 
 
 def test_blocked_platform_workers_are_refused(fake_platform, unit):
-    Worker.objects.create(provider="fakeplat", external_id="bad", status="blocked")
+    Batch.objects.filter(pk=unit.batch_id).update(provider="fakeplat")
+    bad = Worker.objects.create(provider="fakeplat", external_id="bad")
+    WorkerProjectStatus.objects.create(worker=bad, project=unit.project, status="blocked")  # blocked in this project
     r = Client().get(unit_entry_path(unit), {"fp_worker": "bad", "fp_assignment": "A"})
-    assert r.status_code == 403 and not Assignment.objects.exists()
+    assert r.status_code == 403 and b"not available to you" in r.content and not Assignment.objects.exists()
 
 
 def test_mturk_style_entry_uses_the_mturk_provider(unit):
     pytest.importorskip("annotation_tasks.crowd.mturk")
     Batch.objects.filter(pk=unit.batch_id).update(provider="mturk")
+    type(unit).objects.filter(pk=unit.pk).update(provider_ref="HIT1")  # the unit's HIT, stored at publish
     q = {"assignmentId": "ASG1", "hitId": "HIT1", "workerId": "WK1", "turkSubmitTo": "https://workersandbox.mturk.com"}
     a = attrs(Client().get(unit_entry_path(unit), q).content.decode())
     assert a["assignment-id"] == "ASG1" and a["submit-to"] == "https://workersandbox.mturk.com/mturk/externalSubmit"

@@ -12,7 +12,7 @@ from django.utils import timezone
 from rest_framework.test import APIClient
 
 from annotation_tasks.celery_tasks import expire_abandoned_assignments
-from annotation_tasks.models import Assignment, ProjectMembership, Worker
+from annotation_tasks.models import Assignment, ProjectMembership, Worker, WorkerProjectStatus
 from annotation_tasks.services import queue
 from annotation_tasks.services.local_workers import local_worker
 from tests.work.builders import make_unit
@@ -63,8 +63,7 @@ def test_abandoned_assignments_expire_and_return_to_the_queue():
 def test_blocked_workers_get_nothing():
     unit = make_unit("B", n_qas=1)
     (w,) = _workers(1)
-    w.status = "soft_blocked"
-    w.save()
+    WorkerProjectStatus.objects.create(worker=w, project=unit.project, status="soft_blocked")  # blocked here
     assert queue.next_assignment(w, unit.project) is None
 
 

@@ -71,6 +71,7 @@ def test_texts_cannot_break_out_of_the_embedded_script(unit):
 def test_preview_entry_embeds_the_preview_payload_and_stays_read_only(unit):
     pytest.importorskip("annotation_tasks.crowd.mturk")
     Batch.objects.filter(pk=unit.batch_id).update(provider="mturk")
+    type(unit).objects.filter(pk=unit.pk).update(provider_ref="HIT1")  # the unit's HIT, stored at publish
     q = {"assignmentId": "ASSIGNMENT_ID_NOT_AVAILABLE", "hitId": "HIT1", "turkSubmitTo": "https://workersandbox.mturk.com"}
     r = Client().get(unit_entry_path(unit), q)
     html = r.content.decode()
@@ -89,6 +90,7 @@ def test_preview_entry_embeds_the_preview_payload_and_stays_read_only(unit):
 def test_accepted_platform_entry_embeds_the_assignment_unit(unit):
     pytest.importorskip("annotation_tasks.crowd.mturk")
     Batch.objects.filter(pk=unit.batch_id).update(provider="mturk")
+    type(unit).objects.filter(pk=unit.pk).update(provider_ref="HIT1")  # the unit's HIT, stored at publish
     q = {"assignmentId": "ASG1", "hitId": "HIT1", "workerId": "WK1", "turkSubmitTo": "https://workersandbox.mturk.com"}
     html = Client().get(unit_entry_path(unit), q).content.decode()
     attrs = element_attrs(html)
