@@ -275,6 +275,10 @@ CROWD_PUBLISH_RATE = env.float("CROWD_PUBLISH_RATE", default=5.0)
 # Overrides of annotation_tasks.services.quality.DEFAULT_POLICY (JSON), e.g. {"min_gold_accuracy": 0.8}.
 QUALITY_POLICY = env.json("QUALITY_POLICY", default={})
 
+# The element's drafts (PUT /api/work/<token>/draft): at most this deep (JSON nesting) and this large (bytes).
+WORK_DRAFT_MAX_DEPTH = env.int("WORK_DRAFT_MAX_DEPTH", default=20)
+WORK_DRAFT_MAX_BYTES = env.int("WORK_DRAFT_MAX_BYTES", default=512 * 1024)
+
 # Work units: how long a local annotator may hold an assignment before it returns to the queue.
 ASSIGNMENT_TIMEOUT_MINUTES = env.int("ASSIGNMENT_TIMEOUT_MINUTES", default=60)
 

@@ -6,6 +6,9 @@ local annotators. Views translate; services.work and services.queue hold the log
 """
 from __future__ import annotations
 
+from typing import Any
+
+from django.conf import settings
 from django.shortcuts import get_object_or_404
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema
@@ -14,10 +17,14 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from annotation_tasks.api.errors import json_depth_exceeds, json_size
 from annotation_tasks.models import Project
 from annotation_tasks.services import queue, work
 from annotation_tasks.services.local_workers import local_worker_for
 from annotation_tasks.services.tokens import assignment_token, is_preview_token
+from annotation_tasks.textcheck import json_text_problem
+
+MAX_TIME_ON_TASK_MS = 2**31 - 1  # fits every database's integer column
 
 
 class ErrorItemSerializer(serializers.Serializer):
@@ -75,16 +82,40 @@ class DraftSerializer(serializers.Serializer):
     draft = serializers.JSONField(allow_null=True)
 
 
+def _invalid(field: str, message: str) -> Response:
+    return Response({"detail": "invalid request", "errors": [{"field": field, "message": message}]}, status=400)
+
+
+def _body_problem(data: Any, root: str) -> Response | None:
+    """A 400 naming the place when the body is not a JSON object or holds text no database can store."""
+    if not isinstance(data, dict):
+        return _invalid(root or "(body)", "expected a JSON object")
+    bad = json_text_problem(data)
+    return _invalid(*bad) if bad else None
+
+
 class DraftView(_TokenView):
     @extend_schema(operation_id="work_draft", request=DraftSerializer,
-                   responses={200: DraftSavedSerializer, 403: ErrorSerializer, 409: ErrorSerializer})
+                   responses={200: DraftSavedSerializer, 400: ErrorSerializer, 403: ErrorSerializer,
+                              409: ErrorSerializer})
     def put(self, request: Request, token: str) -> Response:
+        try:  # the token first: a stranger's body is never parsed
+            assignment = work.assignment_for_token(token, for_write=True)
+        except work.WorkError as exc:
+            return _error(exc)
+        problem = _body_problem(request.data, "")
+        if problem:
+            return problem
         ser = DraftSerializer(data=request.data)
         if not ser.is_valid():
             return Response({"errors": [{"field": f, "message": str(m[0])} for f, m in ser.errors.items()]}, status=400)
+        draft = ser.validated_data["draft"]
+        if json_depth_exceeds(draft, settings.WORK_DRAFT_MAX_DEPTH):
+            return _invalid("draft", f"nested deeper than {settings.WORK_DRAFT_MAX_DEPTH} levels")
+        if json_size(draft) > settings.WORK_DRAFT_MAX_BYTES:
+            return _invalid("draft", f"larger than {settings.WORK_DRAFT_MAX_BYTES} bytes")
         try:
-            assignment = work.assignment_for_token(token, for_write=True)
-            saved_at = work.save_draft(assignment, ser.validated_data["draft"])
+            saved_at = work.save_draft(assignment, draft)
         except work.WorkError as exc:
             return _error(exc)
         return Response({"saved_at": saved_at.isoformat()})
@@ -96,6 +127,17 @@ class SubmitView(_TokenView):
     def post(self, request: Request, token: str) -> Response:
         try:
             assignment = work.assignment_for_token(token)
+        except work.WorkError as exc:
+            return _error(exc)
+        problem = _body_problem(request.data, "")
+        if problem:  # the submission is stored as sent: everything in it must be storable
+            return problem
+        if json_depth_exceeds(request.data, settings.WORK_DRAFT_MAX_DEPTH):
+            return _invalid("labels", f"nested deeper than {settings.WORK_DRAFT_MAX_DEPTH} levels")
+        time_ms = request.data.get("time_on_task_ms")
+        if isinstance(time_ms, int) and not isinstance(time_ms, bool) and time_ms > MAX_TIME_ON_TASK_MS:
+            return _invalid("time_on_task_ms", f"at most {MAX_TIME_ON_TASK_MS} (about 24 days)")
+        try:
             result = work.submit(assignment, request.data)
         except work.WorkError as exc:
             return _error(exc)

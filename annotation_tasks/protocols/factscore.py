@@ -12,7 +12,7 @@ from annotation_tasks.models import Assignment, AtomicFact, FactLabel, Response,
 from annotation_tasks.models.content import Origin
 from annotation_tasks.models.projects import Protocol
 from annotation_tasks.protocols.base import AnnotationProtocol, Errors, LabelLevel, Shown, Submission
-from annotation_tasks.protocols.fields import as_list, item_id
+from annotation_tasks.protocols.fields import as_list, item_id, text_error
 
 FACT_VALUES = {v.value for v in FactLabel.Value}
 HUMAN_ORDER = 1000  # human facts sort after the model's within a sentence
@@ -25,12 +25,14 @@ def _new_fact(item: dict, path: str, shown_facts: set, fact_response: dict, sent
     edited_from = item.get("edited_from") or []
     if not isinstance(text, str) or not text.strip():
         errors.add(f"{path}.text", "a new fact needs its text")
+    elif text_error(text):
+        errors.add(f"{path}.text", text_error(text))
     elif rid not in sentence_counts:
         errors.add(f"{path}.response_id", "not a response of this unit")
     elif not isinstance(sidx, int) or isinstance(sidx, bool) or not 0 <= sidx < max(sentence_counts[rid], 1):
         errors.add(f"{path}.sentence_index", "not a sentence of that response")
     elif not isinstance(edited_from, list) or any(
-        isinstance(f, list | dict) or f not in shown_facts or fact_response.get(f) != rid for f in edited_from
+        isinstance(f, list | dict | bool | float) or f not in shown_facts or fact_response.get(f) != rid for f in edited_from
     ):
         errors.add(f"{path}.edited_from", "must list facts of the same response shown in this unit")
     else:

@@ -5,6 +5,7 @@ from collections.abc import Collection, Mapping
 from typing import Any
 
 from annotation_tasks.protocols.base import Errors
+from annotation_tasks.textcheck import text_problem
 
 
 def is_bool(value: Any) -> bool:
@@ -14,6 +15,13 @@ def is_bool(value: Any) -> bool:
 def is_score(value: Any, low: int = 1, high: int = 5) -> bool:
     """An integer (not a boolean) from low to high."""
     return isinstance(value, int) and not isinstance(value, bool) and low <= value <= high
+
+
+def text_error(value: Any) -> str | None:
+    """Why a worker's free text (a note, a fact) is refused: not a string, or not storable (NUL, lone surrogate)."""
+    if not isinstance(value, str):
+        return "must be text"
+    return text_problem(value)
 
 
 def as_list(labels: Mapping, key: str, errors: Errors) -> list:
@@ -29,9 +37,10 @@ def as_list(labels: Mapping, key: str, errors: Errors) -> list:
 
 def item_id(item: Any, key: str) -> Any:
     """item[key] when item is an object; None for a missing key or an unhashable value (a JSON list or object
-    is never an id, and looking it up in a set of ids must not fail)."""
+    is never an id, and looking it up in a set of ids must not fail), and for true/false and numbers with a
+    fraction part (1.0 and true equal the id 1 in Python, but they are not ids)."""
     value = item.get(key) if isinstance(item, dict) else None
-    return None if isinstance(value, list | dict) else value
+    return None if isinstance(value, list | dict | bool | float) else value
 
 
 def flags(labels: Mapping, key: str, id_key: str, flag: str, shown: Collection, errors: Errors, *,

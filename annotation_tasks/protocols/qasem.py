@@ -24,7 +24,7 @@ from annotation_tasks.models import (
 )
 from annotation_tasks.models.projects import Protocol
 from annotation_tasks.protocols.base import AnnotationProtocol, Errors, LabelLevel, Shown, Submission
-from annotation_tasks.protocols.fields import as_list, flags, is_bool, is_score, item_id, require_all
+from annotation_tasks.protocols.fields import as_list, flags, is_bool, is_score, item_id, require_all, text_error
 
 RAG_ASPECTS = ["faithfulness", "relevance"]
 PLAIN_ASPECTS = ["consistency"]
@@ -102,8 +102,8 @@ def _qa_labels(labels, shown_qas: set, errors: Errors) -> dict[int, dict]:
             errors.add(f"{path}.supported", "must be true or false")
         elif not is_bool(item.get("derived_from_span", False)):
             errors.add(f"{path}.derived_from_span", "must be true or false")
-        elif not isinstance(item.get("note", ""), str):
-            errors.add(f"{path}.note", "must be text")
+        elif text_error(item.get("note", "") or ""):
+            errors.add(f"{path}.note", text_error(item.get("note", "") or ""))
         else:
             qas[qid] = {"supported": item["supported"], "derived": item.get("derived_from_span", False),
                         "note": item.get("note", "") or "", "index": i}
