@@ -22,6 +22,7 @@ from annotation_tasks.models import (
     Project,
     QALabel,
     Worker,
+    WorkerProjectStatus,
 )
 from annotation_tasks.protocols import UnknownProtocol, label_levels, payload
 from annotation_tasks.protocols.review import context_of, level_labels, review_for
@@ -283,5 +284,6 @@ def worker_review(project: Project, worker: Worker) -> dict[str, Any]:
         "median_time_on_task_ms": statistics.median(times) if times else None,
         "notes": sum(r["notes"] for r in rows),
     }
-    return {"project": project.pk, "worker": {**identity.describe(worker), "status": worker.status},
+    here = WorkerProjectStatus.objects.filter(worker=worker, project=project).values_list("status", flat=True).first()
+    return {"project": project.pk, "worker": {**identity.describe(worker), "status": here or Worker.Status.ACTIVE},
             "totals": totals, "assignments": rows}
