@@ -86,8 +86,10 @@ def filter_qas(queryset: QuerySet, spec: Mapping[str, Any], path: str = "filter"
             raise ValidationInputError(where, f"unknown filter (known: {', '.join(FILTER_KEYS)})")
         if value is None or value == "":
             continue
-        if key in ("project", "response"):
-            queryset = queryset.filter(**{f"{key}_id": _int(value, where)})
+        if key == "project":
+            queryset = queryset.filter(response__project_id=_int(value, where))
+        elif key == "response":
+            queryset = queryset.filter(response_id=_int(value, where))
         elif key == "batch":
             queryset = queryset.filter(batch_qas(_int(value, where)))
         elif key == "kind":
