@@ -43,6 +43,7 @@ def test_mturk_path_in_chromium(settings, live_server, page, shot, fake_mturk): 
     assert publishing.sync_batch(unit.batch).unchanged == 1
     a = Assignment.objects.get()
     assert (a.provider_assignment_id, a.worker.external_id, a.status) == (aid, "CHROMEWORKER", "submitted")
+    assert a.verification == "verified"  # MTurk lists this worker's assignment: the work counts
     assert SpanLabel.objects.filter(assignment=a, covered=True).count() == 2
     assert sorted(QALabel.objects.filter(assignment=a).values_list("supported", flat=True)) == [False, True]
     quality.approve(a, reason="checked")
@@ -68,7 +69,7 @@ def test_prolific_path_in_chromium(settings, live_server, page, shot, fake_proli
 
     publishing.sync_batch(unit.batch)
     a = Assignment.objects.get()
-    assert (a.provider_assignment_id, a.status) == (started["id"], "submitted")
+    assert (a.provider_assignment_id, a.status, a.verification) == (started["id"], "submitted", "verified")
     quality.approve(a, reason="checked")
     quality.pay_bonus(a, "0.10", "fast and careful")
     assert fake_prolific.submissions[started["id"]]["status"] == "APPROVED"

@@ -56,9 +56,10 @@ class FakeTurk:
 
 
 @pytest.fixture
-def turk():
+def turk(settings):
     pytest.importorskip("annotation_tasks.crowd.mturk")
     fake = FakeTurk()
+    settings.MTURK_SUBMIT_TEST_ORIGIN = fake.origin  # besides MTurk's own sites, the only turkSubmitTo allowed
     yield fake
     fake.close()
 
@@ -66,6 +67,7 @@ def turk():
 def mturk_unit():
     unit = make_unit("E2E MTurk", n_qas=2, n_responses=1, wanted=2)
     Batch.objects.filter(pk=unit.batch_id).update(provider="mturk")
+    type(unit).objects.filter(pk=unit.pk).update(provider_ref="HIT1")  # the unit's HIT, stored at publish
     return unit
 
 
