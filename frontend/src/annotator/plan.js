@@ -1,7 +1,8 @@
 // The plan of a unit: which sections the annotator works through, in order. The server decides it (payload.plan,
 // docs/annotator-api.md, annotation_tasks/protocols/); the element renders it and derives no sections itself.
 // An entry: { kind, response_id } per response, or { kind: 'pairwise', response_ids, aspects } across both;
-// qa_support also carries step and derived_from_spans, span_coverage its step.
+// qa_support also carries step and derived_from_spans, span_coverage its step; ragas_pairwise carries comparisons
+// ([{ aspect, compares: 'responses' | 'contexts', a, b }]: response ids, or indices into source.passages).
 
 /** Plan kind → the element's section kind (the key table, the test ids' data-section-kind). */
 export const SECTION_KIND = {
@@ -10,6 +11,7 @@ export const SECTION_KIND = {
   fact_labeling: 'fact',
   qa_validation: 'validation',
   pairwise: 'pairwise',
+  ragas_pairwise: 'pairwise', // Ragas: each aspect compares its own two answers or two contexts (scored 1–5)
 }
 
 /**
@@ -21,6 +23,10 @@ export function resolvePlan(unit) {
   const out = []
   for (const entry of Array.isArray(unit.plan) ? unit.plan : []) {
     if (!entry || !SECTION_KIND[entry.kind]) continue
+    if (entry.kind === 'ragas_pairwise') {
+      if (Array.isArray(entry.comparisons) && entry.comparisons.length) out.push({ kind: entry.kind, response: null, entry })
+      continue
+    }
     if (entry.kind === 'pairwise') {
       if (responses.length === 2) out.push({ kind: entry.kind, response: null, entry })
       continue

@@ -63,6 +63,11 @@ export function buildModel(unit) {
     } else if (kind === 'pairwise') {
       aspects = (entry.aspects || []).filter((a) => typeof a === 'string')
       sections.push({ ...base, title: 'Compare', items: aspects.map((a) => ({ key: `p-${a}`, aspect: a })) })
+    } else if (kind === 'ragas_pairwise') {
+      // each aspect compares the two things the server named (two answers, or two contexts of the source)
+      const compared = entry.comparisons.filter((c) => c && typeof c.aspect === 'string')
+      aspects = compared.map((c) => c.aspect)
+      sections.push({ ...base, title: 'Compare', items: compared.map((c) => ({ key: `p-${c.aspect}`, aspect: c.aspect, comparison: c })) })
     }
   }
   sections.forEach((s, i) => {

@@ -5,6 +5,7 @@ import QaSupportSection from './QaSupportSection.vue'
 import FactLabelingSection from './FactLabelingSection.vue'
 import QaValidationSection from './QaValidationSection.vue'
 import PairwiseSection from './PairwiseSection.vue'
+import RagasSection from './RagasSection.vue'
 
 export const SECTION_COMPONENTS = {
   span_coverage: SpanCoverageSection,
@@ -12,4 +13,5 @@ export const SECTION_COMPONENTS = {
   fact_labeling: FactLabelingSection,
   qa_validation: QaValidationSection,
   pairwise: PairwiseSection,
+  ragas_pairwise: RagasSection,
 }
