@@ -23,18 +23,26 @@ def default_protocol() -> list[str]:
     return list(DEFAULT_PROTOCOL)
 
 
+DEFAULT_UNIT_CAPS: dict[str, int] = {"spans": 12, "qas": 20, "facts": 30}  # why: services/units.py
+
+
 def default_parse_policy() -> dict:
     """Precision-first (parser.policy says why); read and checked by services.parsing.check_policy."""
-    from annotation_tasks.services.parsing import default_policy
+    from parser.facts.confidence import DEFAULT_MIN_FACT_CONFIDENCE
+    from parser.policy import DEFAULT_POLICY
 
-    return default_policy()
+    threshold = DEFAULT_POLICY.min_confidence
+    return {
+        "kinds": sorted(DEFAULT_POLICY.kinds),
+        "min_confidence": dict(threshold) if isinstance(threshold, dict) else threshold,
+        "max_qas_per_predicate": DEFAULT_POLICY.max_qas_per_predicate,
+        "min_fact_confidence": DEFAULT_MIN_FACT_CONFIDENCE,
+    }
 
 
 def default_unit_caps() -> dict:
-    """Items per unit a worker can finish: see annotation_tasks.services.units.DEFAULT_CAPS."""
-    from annotation_tasks.services.units import DEFAULT_CAPS
-
-    return dict(DEFAULT_CAPS)
+    """Items per unit a worker can finish (services.units splits longer responses)."""
+    return dict(DEFAULT_UNIT_CAPS)
 
 
 class Project(models.Model):

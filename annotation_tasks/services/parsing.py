@@ -28,7 +28,7 @@ from annotation_tasks.models.content import Origin
 from annotation_tasks.models.projects import Protocol
 from annotation_tasks.services import jobs
 from parser import registry
-from parser.facts.confidence import fact_confidence
+from parser.facts.confidence import DEFAULT_MIN_FACT_CONFIDENCE, fact_confidence
 from parser.policy import REASONS, PolicyError, QAPolicy, apply_policy
 from parser.spans import merge_answer_spans
 from parser.types import ParsedText
@@ -103,7 +103,7 @@ def run_parse_job(job_id: int) -> Job:
     return jobs.run(job_id, _parse)
 
 
-FACT_POLICY = {"min_fact_confidence": 0.0}  # keep every fact by default: a dropped fact changes a FActScore
+FACT_POLICY = {"min_fact_confidence": DEFAULT_MIN_FACT_CONFIDENCE}
 
 
 @dataclasses.dataclass(frozen=True)
@@ -123,10 +123,6 @@ class ParsePolicy:
             "max_qas_per_predicate": self.qas.max_qas_per_predicate,
             "min_fact_confidence": self.min_fact_confidence,
         }
-
-
-def default_policy() -> dict[str, Any]:
-    return ParsePolicy().as_dict()
 
 
 def check_policy(data: Any, path: str = "parse_policy") -> ParsePolicy:

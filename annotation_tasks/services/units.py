@@ -28,11 +28,11 @@ from django.db import transaction
 from django.db.models import Q
 
 from annotation_tasks.models import Batch, GoldLabel, Project, Source, Unit, UnitResponse
-from annotation_tasks.models.projects import Protocol
+from annotation_tasks.models.projects import DEFAULT_UNIT_CAPS, Protocol
 from annotation_tasks.protocols import get_protocol
 from annotation_tasks.protocols.base import Shown
 
-DEFAULT_CAPS: dict[str, int] = {"spans": 12, "qas": 20, "facts": 30}
+DEFAULT_CAPS: dict[str, int] = DEFAULT_UNIT_CAPS
 ITEM_KINDS = tuple(DEFAULT_CAPS)
 
 
@@ -227,7 +227,7 @@ def compose_units(
     caps = project_caps(project)
     pairwise = mode == Unit.Mode.QASEM and project.has_step(Protocol.PAIRWISE)
     created: list[Unit] = []
-    for source in qs.order_by("id").prefetch_related("responses"):
+    for source in qs.order_by("id").prefetch_related("responses").iterator(chunk_size=500):  # memory flat
         if source.pk in done:
             continue
         response_ids = [r.pk for r in sorted(source.responses.all(), key=lambda r: r.pk)]

@@ -8,7 +8,7 @@ Backends give fact texts only; this scores any of them the same way, from what t
 Each kind's confidence is the share of such facts that match a human fact one to one at word-bag F1 >= 0.7 (the
 evaluation's measure), measured on the FActScore labeled files with the embedded backend:
 
-    python -m parser.facts.confidence ../shared/data/factscore_labeled/InstructGPT.jsonl [--backend embedded]
+    python -m parser.facts.confidence ../shared/data/factscore_labeled/InstructGPT.jsonl
 
 CALIBRATION holds the figures it printed (see parser/README.md). Pure: no Django.
 """
@@ -25,6 +25,7 @@ from parser.facts.evaluation import greedy_matches, load_factscore_labeled, simi
 # share of facts matching a human fact at F1 >= 0.7, by kind, on InstructGPT.jsonl with the embedded backend
 # (3469 plain, 450 added, 104 whole facts); ChatGPT.jsonl as a check gave 0.683 / 0.608 / 0.577
 CALIBRATION: dict[str, float] = {"plain": 0.666, "added": 0.593, "whole": 0.625}
+DEFAULT_MIN_FACT_CONFIDENCE = 0.0  # a project's default: keep every fact (a dropped fact changes its FActScore)
 WHOLE_F1 = 0.85
 WHOLE_MIN_WORDS = 8
 
@@ -45,12 +46,14 @@ def fact_confidence(fact: str, sentence: str, context: str = "") -> float:
     return CALIBRATION[fact_kind(fact, sentence, context)]
 
 
-def calibrate(paths: Sequence[str], backend: str = "embedded", threshold: float = 0.7) -> dict[str, dict[str, float]]:
-    """{kind: {"facts": n, "matched": share}} over the measured sentences of FActScore labeled files."""
-    from parser.atomic_facts import get_backend
+def calibrate(paths: Sequence[str], threshold: float = 0.7) -> dict[str, dict[str, float]]:
+    """{kind: {"facts": n, "matched": share}} over the measured sentences of FActScore labeled files (the
+    embedded splitter, the backend whose facts CALIBRATION describes)."""
+    from parser.facts.embedded import EmbeddedFactSplitter
 
-    splitter = get_backend(backend)
-    totals, hits = Counter(), Counter()
+    splitter = EmbeddedFactSplitter()
+    totals: Counter[str] = Counter()
+    hits: Counter[str] = Counter()
     for path in paths:
         for response in load_factscore_labeled(path):
             wanted = [i for i, h in enumerate(response.human_facts) if h is not None]
@@ -71,9 +74,8 @@ def calibrate(paths: Sequence[str], backend: str = "embedded", threshold: float 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("files", nargs="+")
-    parser.add_argument("--backend", default="embedded")
     args = parser.parse_args(argv)
-    json.dump(calibrate(args.files, args.backend), sys.stdout, indent=1)
+    json.dump(calibrate(args.files), sys.stdout, indent=1)
     print()
     return 0
 
