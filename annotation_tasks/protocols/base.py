@@ -25,9 +25,14 @@ class Shown:
     spans: list[int] = field(default_factory=list)
     qas: list[int] = field(default_factory=list)
     facts: list[int] = field(default_factory=list)
+    passages: dict[int, list[int]] = field(default_factory=dict)
+    """Knowledge passages shown as evidence: {fact id: passage ids, best first} (factscore with a knowledge source)."""
 
-    def as_dict(self) -> dict[str, list[int]]:
-        return {"responses": self.responses, "spans": self.spans, "qas": self.qas, "facts": self.facts}
+    def as_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"responses": self.responses, "spans": self.spans, "qas": self.qas, "facts": self.facts}
+        if self.passages:
+            out["passages"] = {str(fact): ids for fact, ids in self.passages.items()}  # JSON object keys
+        return out
 
 
 class Errors:

@@ -12,6 +12,7 @@ from annotation_tasks.models import Assignment, AtomicFact, FactLabel, Response,
 from annotation_tasks.models.content import Origin
 from annotation_tasks.models.projects import Protocol
 from annotation_tasks.protocols.base import AnnotationProtocol, Errors, LabelLevel, Shown, Submission
+from annotation_tasks.protocols.evidence import fact_evidence
 from annotation_tasks.protocols.fields import as_list, item_id, text_error
 
 FACT_VALUES = {v.value for v in FactLabel.Value}
@@ -60,7 +61,8 @@ class FactScoreProtocol(AnnotationProtocol):
             .values("id", "sentence_index", "text")
         )
         shown.facts.extend(f["id"] for f in facts)
-        return {"facts": facts}
+        facts, knowledge = fact_evidence(facts, shown)  # knowledge passages per fact, when a source is imported
+        return {"facts": facts, "knowledge": knowledge}
 
     def plan(self, unit: Unit, responses: list[dict]) -> list[dict]:
         """One fact-labeling section per response (its facts sentence by sentence)."""

@@ -44,9 +44,14 @@ def restrict(items: dict[str, list[dict]], shown: Shown, piece: dict | None) -> 
         ]
     if "facts" in items:
         out["facts"] = [f for f in items["facts"] if f["id"] in keep["facts"]]
+    if "knowledge" in items:
+        named = {p["id"] for f in out.get("facts", []) for p in f.get("passages", [])}
+        out["knowledge"] = [p for p in items["knowledge"] if p["id"] in named]
     shown.spans[:] = [i for i in shown.spans if i in keep["spans"]]
     shown.qas[:] = [i for i in shown.qas if i in keep["qas"]]
     shown.facts[:] = [i for i in shown.facts if i in keep["facts"]]
+    for fact in [f for f in shown.passages if f not in keep["facts"]]:
+        del shown.passages[fact]
     return out
 
 
@@ -104,6 +109,7 @@ def build(unit: Unit, assignment_part: dict[str, Any]) -> tuple[dict[str, Any], 
         shown.spans.extend(mine.spans)
         shown.qas.extend(mine.qas)
         shown.facts.extend(mine.facts)
+        shown.passages.update(mine.passages)
         shown.responses.append(response.pk)
     project, source = unit.project, unit.source
     data = {

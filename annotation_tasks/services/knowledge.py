@@ -28,7 +28,6 @@ from annotation_tasks.scoring.retrieval import (
     TOP_K,
     BM25Index,
     chunk_document,
-    matched_offsets,
     retriever_name,
 )
 
@@ -155,19 +154,10 @@ def retrieve_for_facts(project: Project | str, k: int = TOP_K, topic_only: bool 
 
 def passages_for_fact(fact: AtomicFact | int) -> list[dict[str, Any]]:
     """The passages retrieved for a fact, best first, for the reference panel:
-    [{"title", "text", "rank", "score", "retriever", "matches": [[start, end], ...]}] where matches are the
-    character offsets in `text` of the words that match the fact's content words (by stem). Empty when nothing
+    [{"id", "title", "text", "rank", "score", "retriever", "matches": [[start, end], ...]}] (id: the Passage's);
+    matches are the character offsets in `text` of the words that match the fact's content words (by stem). Empty when nothing
     was retrieved. The latest retriever's rows are used when several retrievers ran."""
+    from annotation_tasks.protocols.evidence import passages_for_facts  # the unit payload's reader, many at once
+
     fact = fact if isinstance(fact, AtomicFact) else AtomicFact.objects.get(pk=fact)
-    rows = list(
-        RetrievedPassage.objects.filter(fact=fact).select_related("passage").order_by("-created_at", "rank")
-    )
-    if not rows:
-        return []
-    latest = rows[0].retriever
-    chosen = sorted((r for r in rows if r.retriever == latest), key=lambda r: r.rank)
-    return [
-        {"title": r.passage.title, "text": r.passage.text, "rank": r.rank, "score": r.score, "retriever": r.retriever,
-         "matches": [list(m) for m in matched_offsets(r.passage.text, fact.text)]}
-        for r in chosen
-    ]
+    return passages_for_facts({fact.pk: fact.text}).get(fact.pk, [])
