@@ -15,6 +15,7 @@ from rest_framework.decorators import action
 from rest_framework.exceptions import ValidationError
 from rest_framework.request import Request
 from rest_framework.response import Response
+from rest_framework.settings import api_settings
 
 from annotation_tasks.api.base import ResearcherScopedMixin
 from annotation_tasks.api.serializers import (
@@ -66,10 +67,17 @@ class BatchViewSet(
         _obey(batch_rules.ensure_deletable, instance)
         instance.delete()
 
-    @extend_schema(request=ComposeSerializer, responses=UnitSerializer(many=True))
+    @extend_schema(request=ComposeSerializer, responses={201: inline_serializer("ComposeResult", {
+        "created": serializers.IntegerField(help_text="How many units were created."),
+        "results": UnitSerializer(many=True, help_text="The first page of them (at most PAGE_SIZE), in id order."),
+        "units": serializers.CharField(help_text="The batch's units, paginated: GET units/?batch=<id>."),
+    })})
     @action(detail=True, methods=["post"], pagination_class=None, filter_backends=[])
     def compose(self, request: Request, pk: str | None = None) -> Response:
-        """Create one unit per source of the project (idempotent: only sources without a unit get one)."""
+        """Create one unit per source of the project (idempotent: only sources without a unit get one).
+
+        Answers how many were created and their first page, not every unit: a batch of thousands would take
+        seconds and hundreds of MB to serialize in one response; the rest are paged at `units`."""
         batch = self.get_object()
         _obey(batch_rules.ensure_composable, batch)
         payload = ComposeSerializer(data=request.data)
@@ -81,7 +89,12 @@ class BatchViewSet(
             mode=payload.validated_data["mode"] or None,
             assignments_wanted=payload.validated_data["assignments_wanted"],
         )
-        return Response(UnitSerializer(created, many=True).data, status=status.HTTP_201_CREATED)
+        first = UnitViewSet.queryset.filter(pk__in=[u.pk for u in created[: api_settings.PAGE_SIZE]]).order_by("id")
+        return Response(
+            {"created": len(created), "results": UnitSerializer(first, many=True).data,
+             "units": f"{reverse('unit-list')}?batch={batch.pk}"},
+            status=status.HTTP_201_CREATED,
+        )
 
     @extend_schema(
         parameters=[

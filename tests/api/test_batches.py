@@ -12,8 +12,8 @@ def test_compose_estimate_publish_sync_close(world, as_user, django_capture_on_c
     assert created.status_code == 201, created.json()
     bid = created.json()["id"]
     units = client.post(f"/api/batches/{bid}/compose/", {}, format="json")
-    assert units.status_code == 201 and len(units.json()) == 1  # project A has one source
-    assert client.post(f"/api/batches/{bid}/compose/", {}, format="json").json() == []  # idempotent
+    assert units.status_code == 201 and units.json()["created"] == 1  # project A has one source
+    assert client.post(f"/api/batches/{bid}/compose/", {}, format="json").json()["created"] == 0  # idempotent
 
     estimate = client.get(f"/api/batches/{bid}/estimate/", {"reward": "0.50", "assignments_per_unit": 3}).json()
     assert (estimate["units"], estimate["total"], estimate["balance"]) == (1, "1.50", None)
