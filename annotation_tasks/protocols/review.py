@@ -78,6 +78,30 @@ def _response_part(response: Response) -> dict[str, Any]:
             "source_question": response.source.question}
 
 
+def pairwise_context(unit_ids: list[int]) -> dict[int, dict[str, Any]]:
+    """Per unit: its source, and per aspect what A and B are (two responses, or two of the source's passages
+    for Ragas' context relevance), as the first judgment of that aspect recorded them (display order)."""
+    out: dict[int, dict[str, Any]] = {}
+    for unit in Unit.objects.filter(pk__in=unit_ids).select_related("source"):
+        passages = list(unit.source.passages or [])
+        compared: dict[str, dict[str, Any]] = {}
+        for pref in PairwisePreference.objects.filter(unit=unit).select_related("response_a", "response_b").order_by("id"):
+            if pref.aspect in compared:
+                continue
+            if pref.response_a_id is not None and pref.response_b_id is not None:
+                sides = [{"label": label, "kind": "response", "response_id": r.pk, "response": r.external_id,
+                          "system": r.system, "text": r.text}
+                         for label, r in (("A", pref.response_a), ("B", pref.response_b))]
+            else:
+                sides = [{"label": label, "kind": "context", "index": i,
+                          "text": passages[i] if i is not None and i < len(passages) else ""}
+                         for label, i in (("A", pref.context_a), ("B", pref.context_b))]
+            compared[pref.aspect] = {"sides": sides}
+        out[unit.pk] = {"source_text": unit.source.text, "source_question": unit.source.question,
+                        "comparisons": compared}
+    return out
+
+
 class QASemReview(ProtocolReview):
     mode = Unit.Mode.QASEM.value
     adjudication_levels = ("span", "qa", "pairwise")
@@ -123,20 +147,7 @@ class QASemReview(ProtocolReview):
                            "predicate": q.predicate.text, "predicate_index": q.predicate.token_index}
                     for q in qas}
         if level == "pairwise":
-            out: dict[int, dict[str, Any]] = {}
-            for unit in Unit.objects.filter(pk__in=item_ids).select_related("source"):
-                pair = (PairwisePreference.objects.filter(unit=unit, response_a__isnull=False)
-                        .select_related("response_a", "response_b")
-                        .order_by("id").first())
-                if pair is None:
-                    continue
-                out[unit.pk] = {
-                    "source_text": unit.source.text, "source_question": unit.source.question,
-                    "responses": [{"label": label, "response_id": r.pk, "response": r.external_id,
-                                   "system": r.system, "text": r.text}
-                                  for label, r in (("A", pair.response_a), ("B", pair.response_b))],
-                }
-            return out
+            return pairwise_context(item_ids)
         return {}
 
 
@@ -184,6 +195,21 @@ class FactScoreReview(ProtocolReview):
         return out
 
 
+class RagasReview(ProtocolReview):
+    """Ragas' human protocol: pairwise scores per aspect (answers, or contexts for context relevance)."""
+
+    mode = Unit.Mode.RAGAS.value
+    adjudication_levels = ("pairwise",)
+
+    def answers(self, assignment: Assignment, payload: dict[str, Any]) -> list[dict[str, Any]]:
+        return [{"level": "pairwise", "item_id": assignment.unit_id, "aspect": aspect, "response_id": None,
+                 "answer": str(score)}
+                for aspect, score in assignment.preferences.order_by("aspect").values_list("aspect", "score")]
+
+    def context(self, level: str, item_ids: list[int]) -> dict[int, dict[str, Any]]:
+        return pairwise_context(item_ids) if level == "pairwise" else {}
+
+
 class ValidationReview(ProtocolReview):
     """The expert pre-step: its judgments set QA.validity (no label rows), so they are read from the submission."""
 
@@ -208,6 +234,7 @@ _REVIEWS: dict[str, str] = {
     Unit.Mode.QASEM.value: "annotation_tasks.protocols.review:QASemReview",
     Unit.Mode.FACTSCORE.value: "annotation_tasks.protocols.review:FactScoreReview",
     Unit.Mode.VALIDATION.value: "annotation_tasks.protocols.review:ValidationReview",
+    Unit.Mode.RAGAS.value: "annotation_tasks.protocols.review:RagasReview",
 }
 
 

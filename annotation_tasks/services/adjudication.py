@@ -30,7 +30,7 @@ from annotation_tasks.models import (
 )
 from annotation_tasks.protocols.review import adjudication_levels, context_of, level_labels
 from annotation_tasks.services import frames
-from annotation_tasks.services.review import Key, counted_votes, gold_of, majority_of, worker_names
+from annotation_tasks.services.review import Key, counted_votes, majority_of, project_gold, worker_names
 
 MAX_REASON = 2000
 MAX_LIMIT = 500
@@ -83,21 +83,22 @@ def _vote_counts(project: Project) -> dict[Key, Counter]:
     return counts
 
 
-def _human_fact_authorship(project: Project, fact_ids: list[int]) -> dict[int, int]:
+def _human_fact_authorship(project: Project) -> dict[int, int]:
     """{human fact id: counted assignments on units that show its response} for facts workers wrote."""
     written = dict(
-        AtomicFact.objects.filter(pk__in=fact_ids, created_by_assignment__isnull=False).values_list("id", "response_id")
+        AtomicFact.objects.filter(response__project=project, created_by_assignment__isnull=False)
+        .values_list("id", "response_id")
     )
     if not written:
         return {}
     unit_ids: dict[int, set[int]] = defaultdict(set)
-    for unit_id, response_id in UnitResponse.objects.filter(response_id__in=set(written.values())).values_list(
-        "unit_id", "response_id"
-    ):
+    for unit_id, response_id in UnitResponse.objects.filter(
+        unit__project=project, unit__mode=Unit.Mode.FACTSCORE
+    ).values_list("unit_id", "response_id"):
         unit_ids[response_id].add(unit_id)
     per_unit = Counter(
-        Assignment.objects.filter(unit__project=project, status__in=Assignment.Status.counted(),
-                                  unit__mode=Unit.Mode.FACTSCORE).values_list("unit_id", flat=True)
+        Assignment.objects.filter(Assignment.counted_q(), unit__project=project, unit__mode=Unit.Mode.FACTSCORE)
+        .values_list("unit_id", flat=True)
     )
     return {f: sum(per_unit.get(u, 0) for u in unit_ids.get(r, ())) for f, r in written.items()}
 
@@ -105,8 +106,8 @@ def _human_fact_authorship(project: Project, fact_ids: list[int]) -> dict[int, i
 def candidates(project: Project, counts: dict[Key, Counter] | None = None) -> list[Candidate]:
     """Every labelled item of the project with its disagreement, unsorted."""
     counts = _vote_counts(project) if counts is None else counts
-    gold = gold_of(counts)
-    authored = _human_fact_authorship(project, [k[1] for k in counts if k[0] == "fact"])
+    gold = project_gold(project)
+    authored = _human_fact_authorship(project)
     out: list[Candidate] = []
     for key, votes in counts.items():
         n = sum(votes.values())

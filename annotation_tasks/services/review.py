@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import statistics
 from collections import Counter, defaultdict
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 from annotation_tasks.models import (
@@ -67,43 +67,53 @@ def majority_of(level: str, counts: Counter, *, ties: bool = True) -> str | None
     return min(winners, key=lambda w: order.index(w) if w in order else len(order))
 
 
+ID_CHUNK = 5_000  # ids per IN (...) query: SQLite refuses more than 32,766 parameters in one statement
+
+
+def chunked(ids: Iterable[int], size: int | None = None) -> Iterator[list[int]]:
+    """Sorted ids in lists of at most `size` (ID_CHUNK by default): one query each, whatever a worker or a
+    project holds."""
+    size = size or ID_CHUNK
+    ordered = sorted(set(ids))
+    for start in range(0, len(ordered), size):
+        yield ordered[start: start + size]
+
+
 def label_rows(assignment_ids: Iterable[int]) -> list[tuple[int, Key, str]]:
     """(assignment id, key, label) of every label these assignments wrote, every level, label names applied."""
-    ids = list(assignment_ids)
     rows: list[tuple[int, Key, str]] = []
-    for spec in label_levels():
-        for a_id, item, value in spec.model._default_manager.filter(assignment_id__in=ids).values_list(
-            "assignment_id", spec.item_field, spec.value_field
+    for ids in chunked(assignment_ids):
+        for spec in label_levels():
+            for a_id, item, value in spec.model._default_manager.filter(assignment_id__in=ids).values_list(
+                "assignment_id", spec.item_field, spec.value_field
+            ):
+                rows.append((a_id, (spec.name, item, ""), spec.label_of(value)))
+        for a_id, unit_id, aspect, score in PairwisePreference.objects.filter(assignment_id__in=ids).values_list(
+            "assignment_id", "unit_id", "aspect", "score"
         ):
-            rows.append((a_id, (spec.name, item, ""), spec.label_of(value)))
-    for a_id, unit_id, aspect, score in PairwisePreference.objects.filter(assignment_id__in=ids).values_list(
-        "assignment_id", "unit_id", "aspect", "score"
-    ):
-        rows.append((a_id, ("pairwise", unit_id, aspect), str(score)))
+            rows.append((a_id, ("pairwise", unit_id, aspect), str(score)))
     return rows
 
 
 def counted_votes(keys: Iterable[Key], *, exclude_worker: int | None = None) -> dict[Key, list[tuple[int, int, str]]]:
-    """{key: [(assignment id, worker id, label), ...]} of the counted (submitted / approved) labels of these items,
-    in assignment order, optionally without one worker's."""
+    """{key: [(assignment id, worker id, label), ...]} of the counted labels of these items (Assignment.counted_q:
+    submitted or approved, and trusted by its platform), in assignment order, optionally without one worker's."""
     by_level: dict[str, set[int]] = defaultdict(set)
     for level, item, _aspect in keys:
         by_level[level].add(item)
-    counted = Assignment.Status.counted()
+    counted = Assignment.counted_q("assignment__")  # the one definition of work whose labels count
     out: dict[Key, list[tuple[int, int, str]]] = defaultdict(list)
     for spec in label_levels():
-        items = by_level.get(spec.name)
-        if not items:
-            continue
-        qs = spec.model._default_manager.filter(**{f"{spec.item_field}__in": items}, assignment__status__in=counted)
-        if exclude_worker is not None:
-            qs = qs.exclude(assignment__worker_id=exclude_worker)
-        for item, a_id, w_id, value in qs.order_by("assignment_id").values_list(
-            spec.item_field, "assignment_id", "assignment__worker_id", spec.value_field
-        ):
-            out[(spec.name, item, "")].append((a_id, w_id, spec.label_of(value)))
-    if by_level.get("pairwise"):
-        qs = PairwisePreference.objects.filter(unit_id__in=by_level["pairwise"], assignment__status__in=counted)
+        for items in chunked(by_level.get(spec.name, ())):
+            qs = spec.model._default_manager.filter(counted, **{f"{spec.item_field}__in": items})
+            if exclude_worker is not None:
+                qs = qs.exclude(assignment__worker_id=exclude_worker)
+            for item, a_id, w_id, value in qs.order_by("assignment_id").values_list(
+                spec.item_field, "assignment_id", "assignment__worker_id", spec.value_field
+            ):
+                out[(spec.name, item, "")].append((a_id, w_id, spec.label_of(value)))
+    for units in chunked(by_level.get("pairwise", ())):
+        qs = PairwisePreference.objects.filter(counted, unit_id__in=units)
         if exclude_worker is not None:
             qs = qs.exclude(assignment__worker_id=exclude_worker)
         for unit_id, aspect, a_id, w_id, score in qs.order_by("assignment_id").values_list(
@@ -121,7 +131,19 @@ def gold_of(keys: Iterable[Key]) -> dict[Key, str]:
             by_level[level].add(item)
     out: dict[Key, str] = {}
     for level, items in by_level.items():
-        for item, value in GoldLabel.objects.filter(**{f"{level}_id__in": items}).values_list(f"{level}_id", "value"):
+        for ids in chunked(items):
+            for item, value in GoldLabel.objects.filter(**{f"{level}_id__in": ids}).values_list(f"{level}_id", "value"):
+                out[(level, item, "")] = value
+    return out
+
+
+def project_gold(project: Project) -> dict[Key, str]:
+    """Every gold value of the project's spans, QAs and facts (one query per level, no id lists)."""
+    out: dict[Key, str] = {}
+    for level in ("span", "qa", "fact"):
+        for item, value in GoldLabel.objects.filter(**{f"{level}__response__project": project}).values_list(
+            f"{level}_id", "value"
+        ):
             out[(level, item, "")] = value
     return out
 
@@ -136,8 +158,9 @@ def adjudicated_of(keys: Iterable[Key]) -> dict[Key, AdjudicatedLabel]:
         if level not in AdjudicatedLabel.Level.values:
             continue  # the expert step's judgments are not adjudicated
         field = "unit_id" if level == "pairwise" else f"{level}_id"
-        for adj in AdjudicatedLabel.objects.filter(level=level, **{f"{field}__in": items}):
-            out[(level, adj.item_id, adj.aspect)] = adj
+        for ids in chunked(items):
+            for adj in AdjudicatedLabel.objects.filter(level=level, **{f"{field}__in": ids}):
+                out[(level, adj.item_id, adj.aspect)] = adj
     return out
 
 
@@ -152,9 +175,9 @@ def summaries(assignments: list[Assignment]) -> dict[int, dict[str, Any]]:
     keys = {key for _a, key, _label in rows}
     gold = gold_of(keys)
     votes = counted_votes(keys)
-    notes = Counter(
-        QALabel.objects.filter(assignment_id__in=list(worker_of)).exclude(note="").values_list("assignment_id", flat=True)
-    )
+    notes: Counter = Counter()
+    for ids in chunked(worker_of):
+        notes.update(QALabel.objects.filter(assignment_id__in=ids).exclude(note="").values_list("assignment_id", flat=True))
     out = {a.pk: {"items": 0, "gold_total": 0, "gold_correct": 0, "gold_accuracy": None, "compared": 0,
                   "agreed": 0, "agreement": None, "notes": notes.get(a.pk, 0), "time_on_task_ms": a.time_on_task_ms}
            for a in assignments}
@@ -268,11 +291,13 @@ def worker_review(project: Project, worker: Worker) -> dict[str, Any]:
         Assignment.objects.filter(unit__project=project, worker=worker).select_related("unit").order_by("-id")
     )
     per = summaries(assignments)
+    counts = set(Assignment.objects.filter(Assignment.counted_q(), unit__project=project, worker=worker)
+                 .values_list("pk", flat=True))
     rows = [{
         "id": a.pk, "unit": a.unit_id, "mode": a.unit.mode, "status": a.status, "is_gold_unit": a.unit.is_gold,
-        "started_at": a.started_at, "submitted_at": a.submitted_at, **per[a.pk],
+        "counted": a.pk in counts, "started_at": a.started_at, "submitted_at": a.submitted_at, **per[a.pk],
     } for a in assignments]
-    counted = [r for r in rows if r["status"] in Assignment.Status.counted()]
+    counted = [r for r in rows if r["counted"]]
     gold_total = sum(r["gold_total"] for r in rows)
     compared = sum(r["compared"] for r in rows)
     times = [r["time_on_task_ms"] for r in counted if r["time_on_task_ms"]]

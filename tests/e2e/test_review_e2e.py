@@ -249,6 +249,9 @@ def test_written_facts_and_pairwise_aspects_are_adjudicated_by_keyboard(live_ser
     page.wait_for_function(
         f"() => document.querySelector('[data-testid=adj-item]')?.dataset.key === 'pairwise:{pair_unit.pk}:consistency'")
     page.locator("body").click(position={"x": 5, "y": 5})
+    sides = page.get_by_test_id("adj-side").all_inner_texts()
+    texts = [r.text for r in pair_unit.responses.order_by("unit_responses__position")]
+    assert len(sides) == 2 and all(t in side for t, side in zip(texts, sides, strict=True)), sides
     page.keyboard.press("3")
     page.keyboard.type("both responses are equally wrong about the cities")
     with page.expect_response(lambda r: "/adjudications/" in r.url and r.request.method == "POST") as posted:

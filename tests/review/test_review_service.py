@@ -204,3 +204,56 @@ def test_imported_release_labels_are_reviewable_and_queued(tmp_path) -> None:
     assert answered == stored and stored
     q = adjudication.queue(project, {"include_agreed": "true", "level": "qa"})
     assert q["count"] == QALabel.objects.filter(qa__response__project=project).values("qa").distinct().count()
+
+
+def test_id_lists_go_to_the_database_in_chunks_with_the_same_result(qasem_study, factscore_study, monkeypatch) -> None:
+    """SQLite refuses more than 32,766 parameters per statement: id lists are cut; one id per query must give
+    exactly what one query for all gives."""
+    from annotation_tasks.services import adjudication
+
+    whole = [review.assignment_review(a) for a in qasem_study.assignments.values()]
+    drill = review.worker_review(factscore_study.project, factscore_study.assignments["w3"].worker)
+    queue = adjudication.queue(factscore_study.project, {"include_agreed": "true"})
+    monkeypatch.setattr(review, "ID_CHUNK", 1)
+    assert list(review.chunked([3, 1, 2, 3])) == [[1], [2], [3]]
+    assert [review.assignment_review(a) for a in qasem_study.assignments.values()] == whole
+    assert review.worker_review(factscore_study.project, factscore_study.assignments["w3"].worker) == drill
+    assert adjudication.queue(factscore_study.project, {"include_agreed": "true"}) == queue
+
+
+def test_ragas_units_are_reviewed_and_adjudicated_per_aspect(db) -> None:
+    """Ragas: two answers on faithfulness and answer relevance, two retrieved contexts on context relevance;
+    the queue says per aspect what A and B are, contexts included."""
+    from annotation_tasks.models import Project, Source
+    from annotation_tasks.services import adjudication
+    from annotation_tasks.services.units import compose_units
+    from tests.review.conftest import submit
+    from tests.work.builders import make_response
+
+    project = Project.objects.create(name="Ragas review", protocol=["ragas_pairwise"], annotations_per_item=3)
+    batch = Batch.objects.create(project=project, name="b1")
+    passages = ["Anna visited Paris in 2023.", "Anna visited Paris in 2023. Paris is in France."]
+    source = Source.objects.create(project=project, external_id="q1", question="Where did Anna go?", passages=passages)
+    for system in ("poor_answer", "answer", "ungrounded_answer"):
+        make_response(project, source, f"q1:{system}", n_qas=1, system=system, gold=False)
+    unit = compose_units(batch)[0]
+
+    def scores(name):
+        def build(payload):
+            (section,) = [s for s in payload["plan"] if s["kind"] == "ragas_pairwise"]
+            return {"pairwise": [{"aspect": c["aspect"], "score": 5 if name == "w3" else 2}
+                                 for c in section["comparisons"]]}
+        return build
+
+    done = {name: submit(unit, name, scores(name), 1000)[0] for name in ("w1", "w2", "w3")}
+    rows = review.assignment_review(done["w3"])["items"]
+    assert {(r["aspect"], r["answer"]) for r in rows} == {
+        (p.aspect, str(p.score)) for p in done["w3"].preferences.all()}
+    assert all(r["others_majority"] == "2" and r["agrees"] is False for r in rows)
+    queue = adjudication.queue(project)
+    by_aspect = {r["aspect"]: r for r in queue["results"]}
+    assert set(by_aspect) == {p.aspect for p in done["w3"].preferences.all()}
+    context = by_aspect["context_relevance"]["context"]["comparisons"]["context_relevance"]["sides"]
+    assert [s["text"] for s in context] == passages and {s["kind"] for s in context} == {"context"}
+    answers = by_aspect["faithfulness"]["context"]["comparisons"]["faithfulness"]["sides"]
+    assert {s["kind"] for s in answers} == {"response"}
