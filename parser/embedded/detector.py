@@ -30,9 +30,8 @@ def candidate_verb(tok: SpacyToken) -> str | None:
     return lexicon.nominalization_verb(tok.lower_)
 
 
-def _singular(tok: SpacyToken) -> str:
-    low = tok.lower_
-    if tok.tag_ == "NNS" and low.endswith("s") and len(low) > 3:
+def _singular(low: str, tag: str) -> str:
+    if tag == "NNS" and low.endswith("s") and len(low) > 3:
         return low[:-3] + "y" if low.endswith("ies") else low[:-1]
     return low
 
@@ -49,40 +48,46 @@ def _word_class(low: str, tok: SpacyToken) -> str:
 
 def features(tok: SpacyToken, verb: str) -> list[str]:
     """The feature strings of one noun candidate: the word, its verb, its shape and its syntactic context."""
-    low = tok.lower_
-    sing = _singular(tok)
+    low, tag, dep = tok.lower_, tok.tag_, tok.dep_
+    sing = _singular(low, tag)
     head = tok.head
     feats = [
-        "bias", f"w={sing}", f"v={verb}", f"tag={tok.tag_}", f"s3={sing[-3:]}", f"s4={sing[-4:]}",
-        f"dep={tok.dep_}", f"class={_word_class(low, tok)}",
+        "bias", f"w={sing}", f"v={verb}", f"tag={tag}", f"s3={sing[-3:]}", f"s4={sing[-4:]}",
+        f"dep={dep}", f"class={_word_class(low, tok)}",
         f"zero={sing == verb}", f"catvar={lexicon.nominalization_verb(low, use_pairs=False) is not None}",
     ]
-    if head is not tok:
-        feats.append(f"hdep={tok.dep_}:{head.tag_}")
-        if tok.dep_ == "pobj":
-            feats.append(f"hprep={head.lower_}")
-            if head.head is not head:
-                feats.append(f"hprep_tag={head.lower_}:{head.head.tag_[:2]}")
-        elif tok.dep_ in {"dobj", "nsubj", "nsubjpass", "attr"}:
-            feats.append(f"hverb={lexicon.verb_stem(head.lower_, head.tag_) if head.tag_.startswith('VB') else head.lower_}")
-    kids = [c for c in tok.children if c.dep_ in _CONTEXT_DEPS]
-    feats.append(f"nkids={min(len(kids), 3)}")
-    for c in kids:
-        if c.dep_ == "prep":
-            feats.append(f"prep={c.lower_}")
-            feats.append(f"w+prep={sing}:{c.lower_}")
-        elif c.dep_ == "det":
+    i = tok.i
+    head_tag = head.tag_
+    feats.append(f"hdep={dep}:{head_tag}")  # the root is its own head: "hdep=ROOT:NN"
+    if dep == "pobj":
+        head_low = head.lower_
+        feats.append(f"hprep={head_low}")
+        feats.append(f"hprep_tag={head_low}:{head.head.tag_[:2]}")
+    elif dep in {"dobj", "nsubj", "nsubjpass", "attr"}:
+        feats.append(f"hverb={lexicon.verb_stem(head.lower_, head_tag) if head_tag.startswith('VB') else head.lower_}")
+    kids = 0
+    for c in tok.children:
+        cdep = c.dep_
+        if cdep not in _CONTEXT_DEPS:
+            continue
+        kids += 1
+        if cdep == "prep":
+            clow = c.lower_
+            feats.append(f"prep={clow}")
+            feats.append(f"w+prep={sing}:{clow}")
+        elif cdep == "det":
             feats.append(f"det={c.lower_}")
-        elif c.dep_ in {"compound", "amod", "nmod"}:
-            feats.append(f"{c.dep_}_tag={c.tag_}")
-            if c.tag_ not in PROPER_TAGS:
-                feats.append(f"{c.dep_}={c.lower_}")
+        elif cdep in {"compound", "amod", "nmod"}:
+            ctag = c.tag_
+            feats.append(f"{cdep}_tag={ctag}")
+            if ctag not in PROPER_TAGS:
+                feats.append(f"{cdep}={c.lower_}")
         else:
-            feats.append(f"kid={c.dep_}")
+            feats.append(f"kid={cdep}")
+    feats.append(f"nkids={min(kids, 3)}")
     doc = tok.doc
-    prev = doc[tok.i - 1].lower_ if tok.i > 0 else "<s>"
-    nxt = doc[tok.i + 1].lower_ if tok.i + 1 < len(doc) else "</s>"
-    feats += [f"l1={prev}", f"r1={nxt}"]
+    feats.append(f"l1={doc[i - 1].lower_}" if i > 0 else "l1=<s>")
+    feats.append(f"r1={doc[i + 1].lower_}" if i + 1 < len(doc) else "r1=</s>")
     return feats
 
 

@@ -27,8 +27,10 @@ class LinearModel:
     threshold: float
 
     def probability(self, features: Iterable[str]) -> float:
-        w = self.weights
-        z = self.intercept + sum(w.get(f, 0.0) for f in features)
+        get = self.weights.get
+        z = self.intercept
+        for f in features:  # a plain loop: the parser calls this for every candidate noun and argument
+            z += get(f, 0.0)
         return 1.0 / (1.0 + math.exp(-z)) if z > -30 else 0.0
 
 

@@ -246,28 +246,46 @@ def _clause_subject(n: SpacyToken, gov: SpacyToken) -> Arg | None:
 
 def _clause_adjuncts(n: SpacyToken, gov: SpacyToken) -> list[Arg]:
     """Time, place and reason of the clause around the noun ("the public exploded in whistles")."""
-    out: list[Arg] = []
+    i = n.i
+    return [arg for first, last, c_i, arg in _clause_adjunct_candidates(gov) if not first <= i <= last and c_i != i]
+
+
+def _clause_adjunct_candidates(gov: SpacyToken) -> list[tuple[int, int, int, Arg]]:
+    """(subtree start, end, index, argument) of every adjunct a clause's verb offers its nouns, once per verb:
+    every event noun of the clause asks for them."""
+    cache = gov.doc.user_data.setdefault("_factcrowd_clause_adjuncts", {})
+    found = cache.get(gov.i)
+    if found is not None:
+        return found
+    found = []
     for c in gov.children:
-        if c.dep_ == "prep" and not covers(c, n.i):
+        dep = c.dep_
+        if dep == "prep":
             arg = prep_argument(gov, c)
             if arg is not None and (arg.kind == "adj" and arg.wh in CLAUSE_ADJUNCT_WH or arg.kind == "prep"):
                 arg.rule = f"clause_pp_{arg.wh}" if arg.kind == "adj" else "clause_pp_core"
-                out.append(arg)
-        elif c.dep_ == "npadvmod" and c.i != n.i:  # the clause's "already", "now" rarely answer (dev: 0.22)
+                found.append((c.left_edge.i, c.right_edge.i, -1, arg))
+        elif dep == "npadvmod":  # the clause's "already", "now" rarely answer (dev: 0.22)
             arg = adverbial_argument(c)
             if arg is not None and arg.wh == "when":
                 arg.rule = "clause_npadvmod"
-                out.append(arg)
-        elif c.dep_ == "advcl" and not covers(c, n.i):
+                found.append((-1, -2, c.i, arg))
+        elif dep == "advcl":
             arg = adverbial_clause(c)
             if arg is not None:
                 arg.rule = f"clause_advcl_{arg.wh}"
-                out.append(arg)
-    return out
+                found.append((c.left_edge.i, c.right_edge.i, -1, arg))
+    cache[gov.i] = found
+    return found
 
 
 def nominal_arguments(n: SpacyToken, verb: str) -> NounArgs:
     """Agent, theme and adjuncts of an event noun: its own dependents, its conjuncts', then its clause's."""
+    return arguments_in_clause(n, verb, noun_governor(n))
+
+
+def arguments_in_clause(n: SpacyToken, verb: str, gov: SpacyToken | None) -> NounArgs:
+    """nominal_arguments with the noun's governing verb (noun_governor) already found."""
     found = NounArgs(n)
     for c in n.children:
         handler = _HANDLERS.get(c.dep_)
@@ -278,7 +296,6 @@ def nominal_arguments(n: SpacyToken, verb: str) -> NounArgs:
     agentive = is_agent_noun(n, verb)
     if agentive:
         _as_agent_noun(found)
-    gov = noun_governor(n)
     if gov is not None:
         if found.agent is None and n.dep_ not in SUBJ_DEPS and (not agentive or n.dep_ in {"attr", "oprd"}):
             found.agent = _clause_subject(n, gov)
@@ -329,23 +346,34 @@ def _bucket(n: int) -> str:
     return str(n) if n < 3 else "3-5" if n <= 5 else "6-10" if n <= 10 else "11+"
 
 
-def argument_features(n: SpacyToken, verb: str, arg: Arg, gov: SpacyToken | None) -> list[str]:
+def _noun_context(n: SpacyToken, verb: str, gov: SpacyToken | None) -> tuple[str, str, str, list[str]]:
+    """What every argument of one noun shares: its relation, tag, verb and the clause's verb, determiner."""
+    shared = [f"ntag={n.tag_}", f"v={verb}"]
+    gov_stem = ""
+    if gov is not None:
+        gov_stem = lexicon.verb_stem(gov.lower_, gov.tag_)
+        shared.append(f"gov={gov_stem}")
+    det = first_child(n, "det")
+    shared.append(f"det={det.lower_ if det is not None else '-'}")
+    return n.dep_, verb, gov_stem, shared
+
+
+def argument_features(n: SpacyToken, arg: Arg, context: tuple[str, str, str, list[str]]) -> list[str]:
     """Features of one candidate argument of an event noun: the rule that found it and its context."""
+    ndep, verb, gov_stem, shared = context
     rule = arg.rule or arg.kind
-    feats = ["bias", f"rule={rule}", f"rule_wh={rule}:{arg.wh}", f"ndep={n.dep_}", f"rule_ndep={rule}:{n.dep_}",
-             f"ntag={n.tag_}", f"v={verb}", f"rule_v={rule}:{verb}"]
+    feats = ["bias", f"rule={rule}", f"rule_wh={rule}:{arg.wh}", f"ndep={ndep}", f"rule_ndep={rule}:{ndep}",
+             f"rule_v={rule}:{verb}", *shared]
     head = arg.head
     if head is not None:
         cls = "person" if is_person(head) else "time" if is_time(head) else "other"
         feats += [f"htag={rule}:{head.tag_}", f"hdep={rule}:{head.dep_}", f"hclass={rule}:{cls}"]
-    gap = arg.span[0] - n.i if arg.span[0] > n.i else n.i - arg.span[1] + 1
-    side = "R" if arg.span[0] > n.i else "L"
-    feats += [f"dist={rule}:{side}{_bucket(gap)}", f"len={rule}:{_bucket(arg.span[1] - arg.span[0])}"]
-    if gov is not None:
-        gov_stem = lexicon.verb_stem(gov.lower_, gov.tag_)
-        feats += [f"gov={gov_stem}", f"rule_gov={rule}:{gov_stem}"]
-    det = first_child(n, "det")
-    feats.append(f"det={det.lower_ if det is not None else '-'}")
+    i = n.i
+    start, end = arg.span
+    gap = start - i if start > i else i - end + 1
+    feats += [f"dist={rule}:{'R' if start > i else 'L'}{_bucket(gap)}", f"len={rule}:{_bucket(end - start)}"]
+    if gov_stem:
+        feats.append(f"rule_gov={rule}:{gov_stem}")
     if arg.prep != EMPTY_PREP:
         feats.append(f"prep={rule}:{arg.prep}")
     return feats
@@ -359,8 +387,10 @@ def argument_model() -> LinearModel:
 def scored_questions(n: SpacyToken, verb: str) -> list[tuple[tuple[str, ...] | None, Arg, list[str]]]:
     """Every question the rules ask about an event noun, with its argument and that argument's features."""
     gov = noun_governor(n)
-    return [(q, a, argument_features(n, verb, a, gov)) for q, a in nominal_questions(verb, nominal_arguments(n, verb))
-            if q is not None and not (a.span[0] <= n.i < a.span[1])]
+    context = _noun_context(n, verb, gov)
+    i = n.i
+    return [(q, a, argument_features(n, a, context)) for q, a in nominal_questions(verb, arguments_in_clause(n, verb, gov))
+            if q is not None and not (a.span[0] <= i < a.span[1])]
 
 
 def nominal_frame(n: SpacyToken, verb: str, offset: int, sentence_index: int, confidence: float = 1.0) -> PredicateFrame:

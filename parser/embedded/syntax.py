@@ -39,7 +39,7 @@ def subtree_span(tok: SpacyToken, stop: SpacyToken | None = None) -> tuple[int, 
             end = min(end, stop.left_edge.i)
         else:
             start = max(start, stop.right_edge.i + 1)
-    if tok.tag_ in NOMINAL_HEAD_TAGS:
+    if tok.n_rights and tok.tag_ in NOMINAL_HEAD_TAGS:
         end = min(end, _aside_start(tok, end))
     return trim(tok.doc, start, end)
 
