@@ -1,0 +1,65 @@
+"""QA validation in the dashboard, by keyboard: the publish gate's link opens the batch's undecided QAs, one key
+per decision, a question corrected in place (the original kept), the rest decided by filter, then the gate opens.
+"""
+from __future__ import annotations
+
+import pytest
+
+from annotation_tasks.models import QA, QAEdit
+from annotation_tasks.services.batches import publish_blockers
+from tests.e2e.test_annotator_e2e import press
+from tests.e2e.test_dashboard import dashboard_js, login  # noqa: F401  (dashboard_js is a fixture)
+from tests.validation_gate.conftest import make_project
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def test_validation_by_keyboard_then_the_gate_opens(live_server, chromium, dashboard_js, shot,  # noqa: F811
+                                                     django_user_model):
+    researcher = django_user_model.objects.create_user("expert", password="pw")
+    project, batch = make_project(researcher)
+    (gate,) = [b for b in publish_blockers(batch) if b.code == "undecided_qas"]
+    context = chromium.new_context(viewport={"width": 1360, "height": 900})
+    page = context.new_page()
+    page.set_default_timeout(20000)
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    login(page, live_server.url, "expert", "pw")
+    page.goto(live_server.url + gate.link)
+    page.locator("tr.cursor[data-testid=qa-row]").wait_for()
+    rows = page.get_by_test_id("qa-row")
+    first, second, third = (int(rows.nth(i).get_attribute("data-qa")) for i in range(3))
+
+    press(page, "x")  # first: invalid, the cursor moves on
+    page.locator(f"tr.invalid[data-qa='{first}']").wait_for()
+    press(page, "2", "k", "v")  # second invalid, back up, then valid: the last key wins
+    page.locator(f"tr.valid[data-qa='{second}']").wait_for()
+    press(page, "e")  # third (the cursor moved on): correct its question
+    page.get_by_test_id("question-input").fill("Who travelled somewhere?")
+    press(page, "Enter")
+    page.get_by_test_id("qa-original").wait_for()
+    shot(page, "validate-keyboard")
+    assert QA.objects.get(pk=first).validity == "invalid" and QA.objects.get(pk=second).validity == "valid"
+    corrected = QA.objects.get(pk=third)
+    assert (corrected.question, corrected.validity) == ("Who travelled somewhere?", "valid")
+    assert QAEdit.objects.get(qa=corrected).before["question"] == "Who visited something?"
+
+    press(page, "j")  # the answer span of the next QA: one token wider at its end
+    fourth = int(page.locator("tr.cursor[data-testid=qa-row]").get_attribute("data-qa"))
+    before = QA.objects.get(pk=fourth)
+    press(page, "a", "ArrowRight", "Enter")
+    page.locator(f"tr[data-qa='{fourth}'] [data-testid=qa-original]").wait_for()
+    after = QA.objects.get(pk=fourth)
+    assert (after.answer_start, after.answer_end) == (before.answer_start, before.answer_end + 1)
+
+    # the rest of the batch's undecided QAs, across pages, by filter
+    left = QA.objects.filter(response__project=project, validity="unknown").count()
+    page.reload()  # the list shows what is still undecided
+    page.wait_for_function(f"() => document.querySelector('[data-testid=validate-filter]')?.innerText === 'Mark all {left} valid'")
+    assert left > 0 and page.get_by_test_id("qa-row").count() == left
+    page.get_by_test_id("validate-filter").click()
+    page.get_by_test_id("validate-info").wait_for()
+    assert not QA.objects.filter(response__project=project, validity="unknown").exists()
+    assert not [b for b in publish_blockers(batch) if b.code == "undecided_qas"]
+    assert errors == []
+    context.close()
