@@ -119,3 +119,18 @@ def test_report_and_workers_command_use_the_same_identity(released):
     assert identity.worker_by_ref(some.pseudonym) == some and identity.worker_by_ref(str(some.pk)) == some
     with pytest.raises(identity.IdentityError, match="no worker"):
         identity.worker_by_ref("W-0000000000")
+
+
+def test_units_and_assignments_tables_search(world, as_user):
+    from annotation_tasks.models import Unit, UnitResponse
+
+    client = as_user("alice")
+    extra = Unit.objects.create(project=world.a, batch=world.batch_a, source=world.unit_a.source)
+    UnitResponse.objects.create(unit=extra, response=world.unit_a.responses.first())
+    by_source = client.get("/api/units/", {"project": world.a.pk, "search": "s-a"}).json()
+    assert {u["id"] for u in by_source["results"]} == {world.unit_a.pk, extra.pk}  # once each, not per response
+    assert client.get("/api/units/", {"project": world.a.pk, "search": "sys-a"}).json()["count"] == 2
+    assert client.get("/api/units/", {"project": world.a.pk, "search": "nothing-like-it"}).json()["count"] == 0
+    assert client.get("/api/units/", {"search": "s-b"}).json()["count"] == 0  # bob's unit stays out of sight
+    found = client.get("/api/assignments/", {"project": world.a.pk, "search": "eve"}).json()["results"]
+    assert [a["id"] for a in found] == [world.other_assignment.pk]
