@@ -31,8 +31,8 @@ class Command(BaseCommand):
                 raise CommandError(f"no assignment {opts['assignment']}")
         elif opts["batch"]:
             (batch,) = batches(opts["batch"], None)
-            targets = list(
-                Assignment.objects.filter(unit__batch=batch, status__in=Assignment.Status.counted()).select_related("worker")
+            targets = list(  # work that counts: never a batch bonus for work its platform has not vouched for
+                Assignment.objects.filter(Assignment.counted_q(), unit__batch=batch).select_related("worker")
             )
             if opts["min_gold_accuracy"] is not None:
                 metrics = quality.worker_metrics(batch.project, {a.worker for a in targets})

@@ -25,4 +25,6 @@ class Command(BaseCommand):
                 f"batch {batch.name} (id {batch.pk}, {batch.provider}): seen {result.seen}, new {result.created}, "
                 f"updated {result.updated}, unchanged {result.unchanged}"
                 + (f", without our labels {len(result.missing_labels)}" if result.missing_labels else "")
+                + (f", UNVERIFIED (not counted: unknown to the platform or a wrong completion code) "
+                   f"{len(result.unverified)}" if result.unverified else "")
             )
