@@ -14,9 +14,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
+import pandas as pd
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
+from annotation_tasks.analysis.aggregation import item_counts, majority_from_counts
 from annotation_tasks.models import (
     QA,
     AdjudicatedLabel,
@@ -30,7 +33,7 @@ from annotation_tasks.models import (
 )
 from annotation_tasks.protocols.review import adjudication_levels, context_of, level_labels
 from annotation_tasks.services import frames
-from annotation_tasks.services.review import Key, counted_votes, majority_of, project_gold, worker_names
+from annotation_tasks.services.review import Key, counted_votes, majority_of, project_gold, tie_order, worker_names
 
 MAX_REASON = 2000
 MAX_LIMIT = 500
@@ -51,36 +54,45 @@ def _bad(field: str, message: str) -> AdjudicationError:
 # -- the queue ------------------------------------------------------------------------------------------
 
 
-@dataclass
-class Candidate:
-    key: Key
-    votes: Counter
-    n_votes: int
-    majority: str | None
-    tie: bool
-    minority_share: float
-    gold: str | None
-    gold_disagreement: float | None
-    disagreement: float
-    origin: str = "model"
-    workers_on_response: int = 0
+@dataclass(frozen=True)
+class Tally:
+    """Counted votes of every labelled item of one level: counts[i, c] = votes of categories[c] on item i.
+
+    Categories are in the level's tie order, so the first maximum of a row is its majority by the tie rule
+    (analysis.aggregation for span / qa / fact; for pairwise scores the one nearest to 3, then the lower)."""
+
+    level: str
+    item_ids: np.ndarray
+    aspects: np.ndarray
+    categories: tuple[str, ...]
+    counts: np.ndarray
+
+    def votes(self, row: int) -> dict[str, int]:
+        return {c: int(n) for c, n in zip(self.categories, self.counts[row], strict=True) if n}
 
 
-def _vote_counts(project: Project) -> dict[Key, Counter]:
-    """Counted votes per item of every level (span, qa, fact from the labels frame; pairwise from the
-    preferences frame), as label counts."""
-    counts: dict[Key, Counter] = defaultdict(Counter)
+def tallies(project: Project) -> list[Tally]:
+    """One Tally per level with labels: span, qa, fact from the labels frame (one np.bincount each, through
+    analysis.aggregation.item_counts), pairwise per (unit, aspect) from the preferences frame."""
+    out: list[Tally] = []
     labels = frames.labels_frame(project)
-    if len(labels):
-        grouped = labels.groupby(["level", "item_id", "label"], observed=True).size()
-        for (level, item, label), n in grouped.items():
-            if n:
-                counts[(str(level), int(item), "")][str(label)] += int(n)
+    for level, group in labels.groupby("level", sort=True, observed=True):
+        if not len(group):
+            continue
+        ic = item_counts(group, str(level))
+        out.append(Tally(str(level), ic.item_ids.astype(np.int64), np.full(len(ic.item_ids), "", dtype=object),
+                         ic.categories, ic.counts))
     prefs = frames.preferences_frame(project)
     if len(prefs):
-        for (unit_id, aspect, score), n in prefs.groupby(["unit_id", "aspect", "score"]).size().items():
-            counts[("pairwise", int(unit_id), str(aspect))][str(int(score))] += int(n)
-    return counts
+        order = tie_order("pairwise")
+        pairs = pd.MultiIndex.from_arrays([prefs["unit_id"].astype(np.int64), prefs["aspect"].astype(str)])
+        codes, keys = pd.factorize(pairs, sort=True)
+        score_codes = np.array([order.index(str(int(s))) for s in prefs["score"]], dtype=np.int64)
+        flat = np.bincount(codes * len(order) + score_codes, minlength=len(keys) * len(order))
+        out.append(Tally("pairwise", np.asarray(keys.get_level_values(0), dtype=np.int64),
+                         np.asarray(keys.get_level_values(1), dtype=object), order,
+                         flat.reshape(len(keys), len(order))))
+    return out
 
 
 def _human_fact_authorship(project: Project) -> dict[int, int]:
@@ -103,29 +115,58 @@ def _human_fact_authorship(project: Project) -> dict[int, int]:
     return {f: sum(per_unit.get(u, 0) for u in unit_ids.get(r, ())) for f, r in written.items()}
 
 
-def candidates(project: Project, counts: dict[Key, Counter] | None = None) -> list[Candidate]:
-    """Every labelled item of the project with its disagreement, unsorted."""
-    counts = _vote_counts(project) if counts is None else counts
+def _level_table(t: int, tally: Tally, gold: dict[Key, str], authored: dict[int, int]) -> pd.DataFrame:
+    """One row per item of a tally with its majority and disagreement (vectorised over the count matrix)."""
+    counts = tally.counts
+    n = counts.sum(axis=1)
+    top = counts.max(axis=1)
+    winner, tie = majority_from_counts(counts)
+    minority = 1.0 - top / n
+    golds = [gold.get((tally.level, int(i), "")) for i in tally.item_ids] if tally.level != "pairwise" else \
+        [None] * len(n)
+    index = {c: k for k, c in enumerate(tally.categories)}
+    code = np.array([index.get(g, -1) if g is not None else -1 for g in golds], dtype=np.int64)
+    has_gold = np.array([g is not None for g in golds], dtype=bool)
+    gold_votes = np.where(code >= 0, counts[np.arange(len(n)), np.maximum(code, 0)], 0)
+    gold_dis = np.where(has_gold, 1.0 - gold_votes / n, np.nan)
+    disagreement = np.where(has_gold, gold_dis, minority)
+    workers = np.array([authored.get(int(i), 0) for i in tally.item_ids], dtype=np.int64) \
+        if tally.level == "fact" and authored else np.zeros(len(n), dtype=np.int64)
+    human = workers > 0
+    written = human & ~has_gold & (workers > 1)
+    disagreement = np.where(written, np.maximum(minority, 1.0 - n / np.maximum(workers, 1)), disagreement)
+    return pd.DataFrame({
+        "level": tally.level, "item_id": tally.item_ids, "aspect": tally.aspects, "tally": t,
+        "row": np.arange(len(n)), "n_votes": n, "majority": np.asarray(tally.categories, dtype=object)[winner],
+        "tie": tie, "minority_share": minority, "gold": np.asarray(golds, dtype=object),
+        "gold_disagreement": gold_dis, "disagreement": disagreement,
+        "origin": np.where(human, "human", "model"), "workers_on_response": workers,
+    })
+
+
+def queue_table(project: Project, counted: list[Tally] | None = None) -> tuple[pd.DataFrame, list[Tally]]:
+    """Every labelled item of the project with its majority and disagreement, unsorted, and the tallies
+    (whose rows give each item's vote counts), plus a `decided` column."""
+    counted = tallies(project) if counted is None else counted
     gold = project_gold(project)
     authored = _human_fact_authorship(project)
-    out: list[Candidate] = []
-    for key, votes in counts.items():
-        n = sum(votes.values())
-        top = max(votes.values())
-        majority = majority_of(key[0], votes)
-        tie = sum(1 for v in votes.values() if v == top) > 1
-        minority = 1.0 - top / n
-        g = gold.get(key)
-        gold_dis = None if g is None else 1.0 - votes.get(g, 0) / n
-        cand = Candidate(key, votes, n, majority, tie, minority, g, gold_dis,
-                         gold_dis if gold_dis is not None else minority)
-        if key[1] in authored and key[0] == "fact":
-            cand.origin = "human"
-            cand.workers_on_response = authored[key[1]]
-            if g is None and cand.workers_on_response > 1:
-                cand.disagreement = max(minority, 1.0 - n / cand.workers_on_response)
-        out.append(cand)
-    return out
+    parts = [_level_table(t, tally, gold, authored) for t, tally in enumerate(counted)]
+    columns = ["level", "item_id", "aspect", "tally", "row", "n_votes", "majority", "tie", "minority_share", "gold",
+               "gold_disagreement", "disagreement", "origin", "workers_on_response"]
+    table = pd.concat(parts, ignore_index=True) if parts else pd.DataFrame({c: [] for c in columns})
+    decided = pd.DataFrame(
+        list(AdjudicatedLabel.objects.filter(project=project).values_list("level", "unit_id", "span_id", "qa_id",
+                                                                         "fact_id", "aspect")),
+        columns=["level", "unit_id", "span_id", "qa_id", "fact_id", "aspect"],
+    )
+    if len(decided):
+        decided["item_id"] = decided[["unit_id", "span_id", "qa_id", "fact_id"]].bfill(axis=1).iloc[:, 0].astype(np.int64)
+        decided = decided[["level", "item_id", "aspect"]].assign(decided=True)
+        table = table.merge(decided, on=["level", "item_id", "aspect"], how="left")
+        table["decided"] = table["decided"].fillna(False).astype(bool)
+    else:
+        table["decided"] = False
+    return table, counted
 
 
 def _flag(params: Mapping[str, Any], name: str) -> bool:
@@ -164,21 +205,24 @@ def queue(project: Project, params: Mapping[str, Any] | None = None) -> dict[str
     limit = _int(params, "limit", 100, 1, MAX_LIMIT)
     offset = _int(params, "offset", 0, 0, 10**9)
 
-    counts = _vote_counts(project)
-    cands = [c for c in candidates(project, counts) if (level is None or c.key[0] == level)
-             and (include_agreed or c.disagreement > 0)]
-    adjudicated = _adjudicated(project)
+    table, counted = queue_table(project)
+    mask = np.ones(len(table), dtype=bool)
+    if level is not None:
+        mask &= (table["level"] == level).to_numpy()
+    if not include_agreed:
+        mask &= (table["disagreement"] > 0).to_numpy()
     if decided is not None:
-        cands = [c for c in cands if (c.key in adjudicated) == decided]
-    rank = {lv: i for i, lv in enumerate(levels)}
-    cands.sort(key=lambda c: (-c.disagreement, -c.n_votes, rank.get(c.key[0], 99), c.key[1], c.key[2]))
-    page = cands[offset: offset + limit]
+        mask &= (table["decided"] == decided).to_numpy()
+    chosen = table[mask].assign(rank=lambda f: f["level"].map({lv: i for i, lv in enumerate(levels)}).fillna(99))
+    chosen = chosen.sort_values(["disagreement", "n_votes", "rank", "item_id", "aspect"],
+                                ascending=[False, False, True, True, True], kind="stable")
+    adjudicated = _adjudicated(project)
     return {
-        "count": len(cands),
+        "count": int(len(chosen)),
         "levels": {lv: list(level_labels(lv)) for lv in levels},
-        "decided": sum(1 for c in cands if c.key in adjudicated),
-        "results": _rows(page, adjudicated),
-        "agreement": majority_agreement(project, counts, adjudicated),
+        "decided": int(chosen["decided"].sum()),
+        "results": _rows(chosen.iloc[offset: offset + limit], counted, adjudicated),
+        "agreement": majority_agreement(project, table, adjudicated),
     }
 
 
@@ -196,9 +240,10 @@ def _decision(adj: AdjudicatedLabel | None) -> dict[str, Any] | None:
             "votes": adj.votes, "history": adj.history}
 
 
-def _rows(page: list[Candidate], adjudicated: dict[Key, AdjudicatedLabel]) -> list[dict[str, Any]]:
+def _rows(page: pd.DataFrame, counted: list[Tally], adjudicated: dict[Key, AdjudicatedLabel]) -> list[dict[str, Any]]:
     """Queue rows of one page: the item's context, every vote with its worker, gold, majority, decision."""
-    keys = [c.key for c in page]
+    records = page.to_dict("records")
+    keys: list[Key] = [(r["level"], int(r["item_id"]), r["aspect"]) for r in records]
     votes = counted_votes(keys)
     names = worker_names({w for vs in votes.values() for _a, w, _l in vs})
     by_level: dict[str, list[int]] = defaultdict(list)
@@ -206,20 +251,21 @@ def _rows(page: list[Candidate], adjudicated: dict[Key, AdjudicatedLabel]) -> li
         by_level[level].append(item)
     contexts = {level: context_of(level, ids) for level, ids in by_level.items()}
     rows = []
-    for c in page:
-        level, item, aspect = c.key
+    for r, key in zip(records, keys, strict=True):
+        level, item, aspect = key
+        gold_dis = r["gold_disagreement"]
         rows.append({
             "key": f"{level}:{item}" + (f":{aspect}" if aspect else ""),
             "level": level, "item_id": item, "aspect": aspect or None, "labels": list(level_labels(level)),
-            "n_votes": c.n_votes, "counts": dict(c.votes), "majority": c.majority, "tie": c.tie,
-            "minority_share": round(c.minority_share, 4), "gold": c.gold,
-            "gold_disagreement": None if c.gold_disagreement is None else round(c.gold_disagreement, 4),
-            "disagreement": round(c.disagreement, 4), "origin": c.origin,
-            "workers_on_response": c.workers_on_response or None,
-            "votes": [{"assignment_id": a, "worker": names.get(w, {"id": w, "pseudonym": None, "name": str(w)}), "label": lab}
-                      for a, w, lab in votes.get(c.key, [])],
+            "n_votes": int(r["n_votes"]), "counts": counted[int(r["tally"])].votes(int(r["row"])),
+            "majority": r["majority"], "tie": bool(r["tie"]), "minority_share": round(float(r["minority_share"]), 4),
+            "gold": r["gold"], "gold_disagreement": None if pd.isna(gold_dis) else round(float(gold_dis), 4),
+            "disagreement": round(float(r["disagreement"]), 4), "origin": r["origin"],
+            "workers_on_response": int(r["workers_on_response"]) or None,
+            "votes": [{"assignment_id": a, "worker": names.get(w, {"id": w, "pseudonym": None, "name": str(w)}),
+                       "label": lab} for a, w, lab in votes.get(key, [])],
             "context": contexts.get(level, {}).get(item, {}),
-            "adjudicated": _decision(adjudicated.get(c.key)),
+            "adjudicated": _decision(adjudicated.get(key)),
         })
     return rows
 
@@ -349,7 +395,7 @@ def decisions(project: Project) -> list[dict[str, Any]]:
 # -- the majority against the adjudicated gold -------------------------------------------------------------
 
 
-def majority_agreement(project: Project, counts: dict[Key, Counter] | None = None,
+def majority_agreement(project: Project, table: pd.DataFrame | None = None,
                        decided: dict[Key, AdjudicatedLabel] | None = None) -> list[dict[str, Any]]:
     """Per level with decisions: how often the current majority equals the adjudicated label (accuracy) and
     Cohen's kappa between the two (scikit-learn; None when undefined, e.g. one label only)."""
@@ -358,13 +404,12 @@ def majority_agreement(project: Project, counts: dict[Key, Counter] | None = Non
     decided = _adjudicated(project) if decided is None else decided
     if not decided:
         return []
-    counts = _vote_counts(project) if counts is None else counts
+    table = queue_table(project)[0] if table is None else table
+    majority = {(r.level, int(r.item_id), r.aspect): r.majority for r in table[table["decided"]].itertuples()}
     pairs: dict[str, list[tuple[str, str]]] = defaultdict(list)
     for key, adj in decided.items():
-        votes = counts.get(key)
-        majority = majority_of(key[0], votes) if votes else None
-        if majority is not None:
-            pairs[key[0]].append((majority, adj.value))
+        if majority.get(key) is not None:
+            pairs[key[0]].append((majority[key], adj.value))
     rows = []
     for level in adjudication_levels():
         if level not in pairs:

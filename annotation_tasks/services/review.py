@@ -45,7 +45,7 @@ def worker_names(worker_ids: Iterable[int]) -> dict[int, dict[str, Any]]:
 # -- votes, gold, majorities -----------------------------------------------------------------------
 
 
-def _tie_order(level: str) -> tuple[str, ...]:
+def tie_order(level: str) -> tuple[str, ...]:
     """Tie priority of a level: the analysis's (error label first); for pairwise scores the one nearest to
     'equal' (3), then the lower."""
     labels = level_labels(level)
@@ -63,7 +63,7 @@ def majority_of(level: str, counts: Counter, *, ties: bool = True) -> str | None
     winners = [label for label, n in counts.items() if n == top]
     if len(winners) > 1 and not ties:
         return None
-    order = _tie_order(level)
+    order = tie_order(level)
     return min(winners, key=lambda w: order.index(w) if w in order else len(order))
 
 
