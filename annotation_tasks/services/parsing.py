@@ -177,8 +177,11 @@ def _parse(job: Job, progress: jobs.Progress) -> dict[str, Any]:
                 written[key] += value
             written["responses"] += 1
             progress.add()
+    why = ", ".join(f"{n} {reason.replace('_', ' ')}" for reason, n in dropped.items() if n) or "none"
+    summary = (f"{written['qas']} QAs and {written['atomic_facts']} facts written for {written['responses']} "
+               f"responses; dropped by the parse policy: {why}")
     return {**job.result, **written, "backend": name, "policy": policy.as_dict(), "dropped": dropped,
-            "dropped_total": sum(dropped.values())}
+            "dropped_total": sum(dropped.values()), "summaries": [summary]}
 
 
 def _parsed_by(response: Response, job: Job, name: str) -> bool:

@@ -73,6 +73,7 @@ def test_a_parse_job_reports_how_many_were_dropped_and_why():
     assert job.status == Job.Status.DONE, job.error
     assert job.result["dropped"]["per_predicate"] == over > 0
     assert job.result["policy"]["max_qas_per_predicate"] == 1 and job.result["dropped_total"] >= over
+    assert f"{over} per predicate" in job.result["summaries"][0]  # what the dashboard's job panel shows
     questions = QA.objects.filter(response__project=project).values("predicate_id").annotate(
         n=Count("question", distinct=True))
     assert questions and max(q["n"] for q in questions) == 1  # one question per predicate (its answers may be several)
