@@ -100,8 +100,9 @@ def verb_info(v: SpacyToken, stem: str) -> VerbInfo:
     _read_auxiliaries(v, auxes, t)
     if any(c.dep_ in {"nsubjpass", "csubjpass"} for c in v.children):
         t.passive = True
-    if v.tag_ == "VBN" and not auxes and v.dep_ in {"acl", "amod", "advcl", "conj", "xcomp", "ccomp", "oprd"}:
-        t.passive = v.dep_ != "conj" or _passive_head(v)
+    if v.tag_ == "VBN" and not auxes and v.dep_ in {"acl", "amod", "advcl", "conj", "xcomp", "ccomp", "oprd",
+                                                     "prep", "pcomp", "advmod", "npadvmod", "relcl", "parataxis"}:
+        t.passive = v.dep_ != "conj" or _passive_head(v)  # a bare past participle is passive ("given by P")
     if v.tag_ == "VBG" and not auxes:
         t.progressive = True
     if not t.finite_seen and not t.modal:
@@ -245,7 +246,28 @@ def verbal_arguments(v: SpacyToken) -> tuple[list[Arg], bool]:
         for arg in found.args:
             if arg.kind == "obj":
                 arg.prep = found.particle
-    return found.args, found.has_obj
+    return [a for a in (_resolve_relative(a, v) for a in found.args) if a is not None], found.has_obj
+
+
+def _resolve_relative(arg: Arg, v: SpacyToken) -> Arg | None:
+    """A bare relative word answers nothing ("which"): the noun its clause modifies does, or no one."""
+    start, end = arg.span
+    if end - start != 1:
+        return arg
+    word = v.doc[start]
+    if word.lower_ not in RELATIVE_WORDS or word.tag_ not in {"WDT", "WP", "WP$"}:
+        return arg
+    clause = word.head
+    for _ in range(4):
+        if clause.dep_ == "relcl" and clause.head is not clause:
+            span = np_antecedent(clause.head, clause)
+            if span[0] < span[1] and not span[0] <= v.i < span[1]:
+                return replace(arg, span=span, head=clause.head)
+            return None
+        if clause.head.i == clause.i:
+            break
+        clause = clause.head
+    return None
 
 
 def _inherit_adjuncts(v: SpacyToken, args: list[Arg]) -> None:
