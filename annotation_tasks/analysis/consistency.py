@@ -52,9 +52,9 @@ def qa_verdicts(labels: pd.DataFrame, qas: pd.DataFrame, qa_spans: pd.DataFrame)
     out["span_covered"] = ~span_not_covered
     judged = out["qa_majority"].notna() | span_not_covered
     out["supported"] = out["qa_majority"].eq("supported") & out["span_covered"]
-    out["error"] = np.where(
-        span_not_covered, "extrinsic", np.where(out["qa_majority"].eq("not_supported"), "intrinsic", None)
-    )
+    not_supported = out["qa_majority"].eq("not_supported").fillna(False).astype(bool)
+    intrinsic = pd.Series(None, index=out.index, dtype=object).mask(not_supported, "intrinsic")
+    out["error"] = intrinsic.mask(span_not_covered, "extrinsic")
     out["error"] = out["error"].astype(object).where(out["error"].notna(), None)
     return out[judged].reset_index(drop=True)
 

@@ -154,7 +154,7 @@ def system_estimates(items: pd.DataFrame, responding: pd.Series | None = None) -
         shares = shares[shares["response_id"].map(responding).fillna(True).astype(bool)]
     per_system = shares.groupby("system", sort=True).agg(responses=("response_id", "size"), human=("human", "mean"),
                                                          metric=("faithfulness", "mean"))
-    rows = [
+    rows: list[dict[str, Any]] = [
         {"system": str(system), "responses": int(r.responses), "human": float(r.human * 100.0),
          "metric": float(r.metric * 100.0), "error": float((r.metric - r.human) * 100.0)}
         for system, r in per_system.iterrows()

@@ -14,6 +14,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from annotation_tasks.scoring.base import Claim, Reference
 from annotation_tasks.scoring.text import MONTHS, NEGATIONS, Token, sentences, tokens
@@ -63,7 +64,11 @@ class ReferenceIndex:
     @classmethod
     def build(cls, reference: Reference) -> ReferenceIndex:
         parts = reference.passages or (reference.text,)
-        sentence_stems, negated, positions, all_stems, lowers = [], [], {}, set(), set()
+        sentence_stems: list[Any] = []
+        negated: list[Any] = []
+        positions: dict[Any, Any] = {}
+        all_stems: set[Any] = set()
+        lowers: set[Any] = set()
         position = 0
         for part in parts:
             for start, end in sentences(part):

@@ -17,6 +17,7 @@ import json
 import re
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from parser.facts.evaluation import LabeledResponse, load_factscore_labeled
 from parser.facts.llm import DEFAULT_DEMOS, FIXED_DEMOS
@@ -43,13 +44,13 @@ def select(responses: Sequence[Sequence[LabeledResponse]], size: int = 300, per_
     pools: list[list[dict]] = []
     for file_responses in responses:
         for response in file_responses:
-            pool = []
+            pool: list[dict[str, Any]] = []
             for sentence, facts in zip(response.sentences, response.human_facts, strict=True):
                 if facts is None or not (1 <= len(facts) <= max_facts) or len(sentence.split()) > max_words:
                     continue
-                facts = [f.strip() for f in facts]
-                if all(clean_fact(f) for f in facts) and len(set(facts)) == len(facts):
-                    pool.append({"sentence": sentence.strip(), "facts": facts})
+                stripped = [f.strip() for f in facts]
+                if all(clean_fact(f) for f in stripped) and len(set(stripped)) == len(stripped):
+                    pool.append({"sentence": sentence.strip(), "facts": stripped})
             if pool:
                 pools.append(pool[:per_response] if per_response else pool)
     out: list[dict] = []

@@ -152,7 +152,7 @@ class EmbeddedFactSplitter:
             asides.append(found)
         docs = [merge_quoted(doc) for doc in self.nlp.pipe(texts)]
         entity = response_entity(docs) if self.resolve_pronouns else None
-        out = []
+        out: list[Any] = []
         for index, (doc, found, text) in enumerate(zip(docs, asides, cleaned, strict=True)):
             if index not in keep or not text:
                 out.append([])
@@ -586,7 +586,8 @@ class SentenceFacts:
         return " ".join(words + [text] + [p.text for p in particle])
 
     def arguments(self, verb: Any) -> tuple[list[Any], list[Any]]:
-        cores, mods = [], []
+        cores: list[Any] = []
+        mods: list[Any] = []
         for child in verb.children:
             dep, low = child.dep_, child.text.lower()
             if dep in CORE_DEPS or (dep == "advcl" and _infinitive(child) and child.i > verb.i):
@@ -677,7 +678,7 @@ class SentenceFacts:
             return
         group = self.verb_group(verb)
         self.as_role = None
-        self.members: list[Any] = []
+        self.members = []
         cores, mods = self.arguments(verb)
         if self.as_role is not None:  # 'As a singer, X was ...' -> 'X is a singer.'
             role = [c for c in self.as_role.children if c.dep_ == "pobj"]

@@ -136,7 +136,9 @@ def load_factscore_labeled(path: str | Path) -> list[LabeledResponse]:
                 continue
             if not isinstance(annotations, list):
                 raise LabeledFileError(f"{where}: annotations must be a list or null")
-            sentences, human, model = [], [], []
+            sentences: list[str] = []
+            human: list[tuple[str, ...] | None] = []
+            model: list[tuple[str, ...]] = []
             for k, sentence in enumerate(annotations):
                 if not isinstance(sentence, dict) or not isinstance(sentence.get("text"), str):
                     raise LabeledFileError(f"{where}: annotations[{k}].text must be a string")
@@ -171,7 +173,7 @@ SplitSentences = Callable[[Sequence[str], Iterable[int] | None], list[list[str]]
 def evaluate_labeled(responses: Iterable[LabeledResponse], split_sentences: SplitSentences) -> FactScores:
     """Generate facts for each response's sentences (all of them, in order, so context is there) and score the
     measured ones."""
-    pairs = []
+    pairs: list[Any] = []
     for response in responses:
         if not any(h is not None for h in response.human_facts):
             continue
