@@ -9,9 +9,11 @@ payload is built here and services already import protocols.
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from annotation_tasks.models import RetrievedPassage
+from annotation_tasks.protocols.base import Shown
 from annotation_tasks.scoring.retrieval import matched_offsets
 
 
@@ -38,7 +40,7 @@ def passages_for_facts(fact_texts: dict[int, str]) -> dict[int, list[dict[str, A
     return out
 
 
-def fact_evidence(facts: list[dict], shown: Any) -> tuple[list[dict], list[dict]]:
+def fact_evidence(facts: Sequence[Mapping[str, Any]], shown: Shown) -> tuple[list[dict], list[dict]]:
     """(facts with `passages: [{"id", "matches"}]`, the passages they name as [{"id", "title", "text"}] once each).
 
     A topic's facts mostly share its page's passages, so the texts travel once per response; the ids shown per

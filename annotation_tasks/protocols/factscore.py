@@ -61,8 +61,8 @@ class FactScoreProtocol(AnnotationProtocol):
             .values("id", "sentence_index", "text")
         )
         shown.facts.extend(f["id"] for f in facts)
-        facts, knowledge = fact_evidence(facts, shown)  # knowledge passages per fact, when a source is imported
-        return {"facts": facts, "knowledge": knowledge}
+        with_passages, knowledge = fact_evidence(facts, shown)  # knowledge passages per fact, when a source is imported
+        return {"facts": with_passages, "knowledge": knowledge}
 
     def plan(self, unit: Unit, responses: list[dict]) -> list[dict]:
         """One fact-labeling section per response (its facts sentence by sentence)."""
