@@ -44,6 +44,7 @@ class Command(BaseCommand):
                     self.stdout.write(f"batch {batch.name}: approved {n}")
                 else:
                     r = quality.apply_approval_policy(batch)
-                    self.stdout.write(f"batch {batch.name}: approved {r['approved']}, waiting {r['waiting']}")
+                    self.stdout.write(f"batch {batch.name}: approved {r['approved']}, waiting {r['waiting']}"
+                                      + (f", unverified (left for a person) {r['unverified']}" if r.get("unverified") else ""))
         except (ProviderError, quality.QualityError) as exc:
             raise CommandError(str(exc)) from exc
