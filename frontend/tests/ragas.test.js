@@ -76,6 +76,18 @@ const press = async (key, extra = {}) => {
 const sides = (w) => w.findAll('[data-testid="ragas-side"]').map((s) => [s.attributes('data-side'), s.find('h3').text(), s.find('p').text()])
 
 describe('<RagasSection>', () => {
+  it('the start card and the instructions speak of the Ragas comparisons', async () => {
+    const w = mount(FactcrowdAnnotator, { props: { token: 'tok' }, attachTo: document.body })
+    mounted.push(w)
+    await flushPromises()
+    expect(w.get('.start-card').text()).toContain('Compare two answers, then two contexts')
+    await press('Enter')
+    await press('?')
+    const help = w.get('[data-testid="instructions"]').text()
+    expect(help).toContain('Compare answers and contexts (Ragas)')
+    expect(help).toContain('Context relevance')
+  })
+
   it('shows the two sides of the current comparison, labels by keyboard and submits the scores', async () => {
     const w = mount(FactcrowdAnnotator, { props: { token: 'tok' }, attachTo: document.body })
     mounted.push(w)
