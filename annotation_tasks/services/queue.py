@@ -1,6 +1,7 @@
 """Who gets which unit: the local next-unit queue, platform entries, and expiry of abandoned assignments.
 
-Invariant: a unit never has more active assignments (assigned / submitted / approved) than it wants.
+Invariant: a unit never has more active assignments (assigned / submitted / approved) than it wants, not
+counting its project's researchers' own pilots (slot_holders: they never take a worker's place).
 Every path that creates or revives an assignment locks the unit row first and counts inside the lock:
 PostgreSQL row locks (select_for_update, skip_locked for the queue so concurrent workers spread over
 units instead of waiting in line). SQLite has no row locks; there every transaction begins IMMEDIATE
