@@ -148,3 +148,13 @@ def test_evaluate_scorer_prints_the_ragas_agreement(project, capsys):
     assert "ragas context_relevance: 0 of 0 contexts pairs decided, metric agrees -" in out
     call_command("evaluate_scorer", "--project", "wikieval", "--scorer", "imported", "--json")
     assert json.loads(capsys.readouterr().out)["ragas"]["answer_relevance"]["agreement"] == 1.0
+
+
+def test_a_new_batch_of_a_wikieval_project_holds_ragas_units_with_their_default_assignments(project):
+    from annotation_tasks.services.publishing import new_batch
+
+    batch = new_batch(project, provider_name="local", units=2)
+    units = list(batch.units.all())
+    assert len(units) == 2 and {u.mode for u in units} == {Unit.Mode.RAGAS}
+    assert {u.assignments_wanted for u in units} == {project.annotations_per_item}
+    assert all(u.unit_responses.count() == u.source.responses.count() for u in units)  # one unit per question
