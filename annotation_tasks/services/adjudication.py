@@ -259,7 +259,8 @@ def _rows(page: pd.DataFrame, counted: list[Tally], adjudicated: dict[Key, Adjud
             "level": level, "item_id": item, "aspect": aspect or None, "labels": list(level_labels(level)),
             "n_votes": int(r["n_votes"]), "counts": counted[int(r["tally"])].votes(int(r["row"])),
             "majority": r["majority"], "tie": bool(r["tie"]), "minority_share": round(float(r["minority_share"]), 4),
-            "gold": r["gold"], "gold_disagreement": None if pd.isna(gold_dis) else round(float(gold_dis), 4),
+            "gold": r["gold"] if isinstance(r["gold"], str) else None,  # pandas string dtype: missing is NaN
+            "gold_disagreement": None if pd.isna(gold_dis) else round(float(gold_dis), 4),
             "disagreement": round(float(r["disagreement"]), 4), "origin": r["origin"],
             "workers_on_response": int(r["workers_on_response"]) or None,
             "votes": [{"assignment_id": a, "worker": names.get(w, {"id": w, "pseudonym": None, "name": str(w)}),

@@ -32,6 +32,8 @@ def test_the_queue_puts_the_most_disputed_first_and_leaves_unanimous_items_out(q
     first_qa = qasem_study.assignments["w3"].shown["qas"][0]
     assert {(r["level"], r["item_id"], r["aspect"]) for r in rows} == {
         ("qa", first_qa, None), ("pairwise", qasem_study.unit.pk, "consistency")}
+    json.dumps(q, allow_nan=False)  # JSON-ready: no NaN for a missing gold or interval
+    assert [r["gold"] for r in rows if r["level"] == "pairwise"] == [None]
     qa_row = next(r for r in rows if r["level"] == "qa")
     assert Counter(v["label"] for v in qa_row["votes"]) == Counter(qa_row["counts"])
     assert sorted(v["worker"]["name"] for v in qa_row["votes"]) == ["w1", "w2", "w3"]
@@ -52,9 +54,12 @@ def test_gold_disagreement_ranks_items_with_gold(qasem_study) -> None:
 
 
 def test_facts_workers_wrote_are_in_the_queue(factscore_study) -> None:
-    rows = adjudication.queue(factscore_study.project, {"level": "fact"})["results"]
+    q = adjudication.queue(factscore_study.project, {"level": "fact"})
+    json.dumps(q, allow_nan=False)
+    rows = q["results"]
     written = AtomicFact.objects.get(created_by_assignment=factscore_study.assignments["w3"])
     human = next(r for r in rows if r["item_id"] == written.pk)
+    assert human["gold"] is None and human["gold_disagreement"] is None
     assert human["origin"] == "human" and human["n_votes"] == 1
     assert human["workers_on_response"] == 3 and human["disagreement"] == pytest.approx(2 / 3, abs=1e-4)
     assert [e["text"] for e in human["context"]["edited_from"]] == list(written.edited_from.values_list("text", flat=True))
