@@ -2,7 +2,7 @@
 
 Columns (JSONL or CSV): ``question`` (required); ``context_v1`` (or ``context``; required) and optionally
 ``context_v2``, each a string or a list of strings (WikiEval stores a context as a list of passages; in CSV a
-JSON array or plain text), joined by blank lines into one context; the answers ``answer`` (grounded on
+JSON array, the Python list pandas writes, or plain text), joined by blank lines into one context; the answers ``answer`` (grounded on
 context_v1), ``ungrounded_answer`` (written without the context) and ``poor_answer`` (less relevant), each
 optional but a row must have something to compare (two answers or two contexts); optionally ``source`` (the
 Wikipedia page, kept in the source's metadata) and ``id`` / ``unique_id`` (the row's id; by default one made
@@ -15,6 +15,7 @@ the grounded answer must not always be Response A.
 """
 from __future__ import annotations
 
+import ast
 import hashlib
 import json
 import random
@@ -86,10 +87,7 @@ def _context(obj: dict, name: str, where: Where, from_csv: bool) -> str:
     value = obj.get(name)
     here = where.child(name)
     if from_csv and isinstance(value, str) and value.strip().startswith("["):
-        try:
-            value = json.loads(value)
-        except json.JSONDecodeError as exc:
-            raise here.error(f"invalid JSON array: {exc.msg} at column {exc.colno}") from exc
+        value = _csv_list(value, here)
     if value is None:
         return ""
     if isinstance(value, list):
@@ -97,6 +95,19 @@ def _context(obj: dict, name: str, where: Where, from_csv: bool) -> str:
             check_type(part, here.child(i), str)
         return "\n\n".join(p.strip() for p in value if p.strip())
     return check_type(value, here, str, list).strip()
+
+
+def _csv_list(cell: str, where: Where) -> Any:
+    """A CSV cell holding a list: a JSON array, or the Python list pandas' to_csv writes for WikiEval's list
+    columns (['...', "..."]), read as a literal (ast.literal_eval evaluates no code)."""
+    try:
+        return json.loads(cell)
+    except json.JSONDecodeError as exc:
+        try:
+            value = ast.literal_eval(cell.strip())
+        except (ValueError, SyntaxError, MemoryError, RecursionError):
+            raise where.error(f"invalid JSON array: {exc.msg} at column {exc.colno}") from exc
+        return value if isinstance(value, list) else cell
 
 
 def _row_id(obj: dict, where: Where, question: str) -> str:

@@ -88,6 +88,18 @@ def test_csv_with_contexts_as_json_arrays_or_plain_text_and_an_id_column(tmp_pat
     assert source.responses.count() == 3
 
 
+def test_csv_written_by_pandas_keeps_list_contexts_as_python_lists(tmp_path):
+    """pandas' to_csv of the WikiEval frame writes a list cell as its Python repr (single quotes)."""
+    path = tmp_path / "pandas.csv"
+    with path.open("w", newline="", encoding="utf-8") as f:
+        w = csv.writer(f)
+        w.writerow(["question", "context_v1", "context_v2", "answer", "poor_answer"])
+        w.writerow(["Who built it?", repr(["Ada's team built it.", "In 1900."]), repr(["Ada built it."]), "Ada.", "Old."])
+    import_wikieval(path, "pandas")
+    source = Source.objects.get(project__name="pandas")
+    assert source.passages == ["Ada's team built it.\n\nIn 1900.", "Ada built it."]
+
+
 def test_importing_twice_changes_nothing_and_new_rows_are_added(tmp_path):
     path = write_jsonl(tmp_path / "w.jsonl", [wikieval_row(0), wikieval_row(1)])
     import_wikieval(path, "w")
