@@ -75,7 +75,7 @@ def _unlabelled_groups(responses: pd.DataFrame, labels: pd.DataFrame, by: str | 
 def _time_on_task(project: Project) -> dict[str, Any]:
     """Histogram of counted assignments' time on task (seconds)."""
     ms = Assignment.objects.filter(
-        unit__project=project, status__in=Assignment.Status.counted(), time_on_task_ms__isnull=False
+        Assignment.counted_q(), unit__project=project, time_on_task_ms__isnull=False
     ).values_list("time_on_task_ms", flat=True)
     return time_histogram(m / 1000 for m in ms.iterator())
 
