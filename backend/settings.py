@@ -211,11 +211,22 @@ if CELERY_BROKER_URL.startswith("filesystem://"):
         "store_processed": False,
         "control_folder": str(_BROKER_DIR / "control"),
     }
+elif CELERY_BROKER_URL.startswith(("redis://", "rediss://")):
+    # acks_late on Redis: a delivered message stays "unacked" until the task ends; one whose worker was killed
+    # is delivered again after the visibility timeout (swept every CELERY_UNACKED_RESTORE_SECONDS). A second
+    # delivery of a Job that is still alive is refused by services.jobs.claim, so the timeout need not exceed
+    # the longest Job; it should exceed JOB_STALL_SECONDS, so the dead worker's Job has stalled by then.
+    CELERY_BROKER_TRANSPORT_OPTIONS = {
+        "visibility_timeout": env.float("CELERY_VISIBILITY_TIMEOUT_SECONDS", default=600.0),
+        "unacked_restore_interval": env.float("CELERY_UNACKED_RESTORE_SECONDS", default=30.0),
+        "unacked_restore_throttle": 1,
+    }
 CELERY_RESULT_BACKEND = env.str("CELERY_RESULT_BACKEND", default="django-db")
 CELERY_TASK_ALWAYS_EAGER = env.bool("CELERY_TASK_ALWAYS_EAGER", default=False)
 CELERY_TASK_EAGER_PROPAGATES = True
 CELERY_TASK_ACKS_LATE = True
-CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+CELERY_WORKER_PREFETCH_MULTIPLIER = 1  # a worker holds one message at a time: a killed one gives back one Job
+CELERY_TASK_REJECT_ON_WORKER_LOST = True  # a prefork child killed mid-task: its message goes back to the queue
 # Background Jobs (services/jobs.py): a running Job writes its heartbeat at least every JOB_HEARTBEAT_SECONDS;
 # one without a heartbeat for JOB_STALL_SECONDS has lost its worker and is shown "stalled" with a Resume action,
 # and beat resumes it every JOB_RESUME_SECONDS where that is safe (parse, import, sync; not publish).

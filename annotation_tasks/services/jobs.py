@@ -32,6 +32,7 @@ from django.db import DatabaseError, connection, transaction
 from django.db.models import F, Q, Value
 from django.db.models.functions import Coalesce
 from django.utils import timezone
+from kombu.exceptions import OperationalError
 
 from annotation_tasks.models import Job, Project
 
@@ -110,7 +111,11 @@ def queue_on_commit(job: Job) -> None:
     name, job_id = KINDS[job.kind].task, job.pk
 
     def send() -> None:
-        result = _signature(name).apply_async(args=[job_id])
+        try:
+            result = _signature(name).apply_async(args=[job_id])
+        except OperationalError as exc:  # the broker is down: the request that queued it must not fail for that
+            log.warning("job %s stays queued, the broker is unreachable (%s); beat sends it again", job_id, exc)
+            return
         Job.objects.filter(pk=job_id).update(celery_id=result.id or "")
 
     transaction.on_commit(send)
@@ -306,8 +311,14 @@ def stalled_jobs():
 
 
 def resume_stalled() -> list[int]:
-    """Beat: resume stalled Jobs of the kinds that are safe to run again (KINDS[kind].auto_resume)."""
+    """Beat: resume stalled Jobs of the kinds that are safe to run again (KINDS[kind].auto_resume), and send
+    again the queued Jobs whose message never reached the broker (it was down when they were queued)."""
     resumed = []
+    unsent = Job.objects.filter(status=Job.Status.QUEUED, celery_id="", created_at__lt=timezone.now() - timedelta(seconds=5))
+    for job in unsent.order_by("id"):
+        queue_on_commit(job)  # a claim is conditional: a message sent twice runs the Job once
+        log.info("sent queued %s job %s again", job.kind, job.pk)
+        resumed.append(job.pk)
     for job in stalled_jobs().order_by("id"):
         kind = KINDS.get(job.kind)
         if kind is None or not kind.auto_resume:
