@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs every test: ruff, the frontend's Vitest suite, and pytest (unit, integration, e2e in headless
-# Chromium) on SQLite; then the pytest suite again on PostgreSQL when TEST_POSTGRES_URL is set.
+# Chromium) on SQLite; then the pytest suite again on PostgreSQL when TEST_POSTGRES_URL is set (and the production
+# topology suite, tests/topology, when TEST_REDIS_URL is set too).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
@@ -12,8 +13,9 @@ if [ -f frontend/package.json ]; then
 fi
 
 echo "== pytest on SQLite =="
-env -u DATABASE_URL python -m pytest "$@"
+env -u DATABASE_URL python -m pytest "$@"  # tests/topology skips itself here (PostgreSQL + Redis only)
 if [ -n "${TEST_POSTGRES_URL:-}" ]; then
   echo "== pytest on PostgreSQL =="
+  # with TEST_REDIS_URL set this pass also runs tests/topology: PostgreSQL + Redis + gunicorn + two Celery workers
   DATABASE_URL="$TEST_POSTGRES_URL" python -m pytest "$@"
 fi
