@@ -17,7 +17,7 @@ import hmac
 import time
 from collections.abc import Iterable, Iterator, Mapping
 from decimal import Decimal
-from urllib.parse import urlencode
+from urllib.parse import quote, urlencode
 
 import requests
 from django.conf import settings
@@ -49,6 +49,7 @@ BLOCK_GROUP = "factcrowd-blocked"
 MIN_REJECT_MESSAGE = 100  # Prolific asks for at least 100 characters of feedback on a rejection
 RETRYABLE = (429, 500, 502, 503, 504)
 SAFE_POST_ATTEMPTS = 6
+ENTRY_CHECK_TIMEOUT = 5  # seconds a participant may wait for Prolific to confirm their session
 
 
 def study_completion_code(unit_pk: int) -> str:
@@ -196,18 +197,43 @@ class ProlificProvider(CrowdProvider):
         return f"{self.app_url}/submissions/complete?{urlencode({'cc': code})}"
 
     def check_entry(self, unit, context: EntryContext) -> str | None:
-        """STUDY_ID must be the unit's own study. A participant can arrive between the study's publication and
-        our saving its id: then Prolific is asked whether the study is this unit's (its internal name says)."""
+        """STUDY_ID must be the unit's own study, and SESSION_ID a submission of that participant in it.
+
+        A participant can arrive between the study's publication and our saving its id: then Prolific is asked
+        whether the study is this unit's (its internal name says). The session is looked up on Prolific (its
+        submissions are listed from the moment a participant starts); when Prolific cannot be asked, the entry
+        is let in and its work stays pending until sync finds it (Assignment.verification)."""
         study_id = context.extra.get("study_id", "")
-        if unit.provider_ref:
-            return None if study_id == unit.provider_ref else "this link does not belong to this unit's study"
-        try:
-            internal = self._request("GET", f"studies/{study_id}/").get("internal_name", "")
-        except ProviderError:
-            return "this study cannot be checked with Prolific right now; please try again in a minute"
-        if internal != internal_name(unit.batch_id, unit.pk):
+        if unit.provider_ref and study_id != unit.provider_ref:
             return "this link does not belong to this unit's study"
+        if not unit.provider_ref:
+            try:
+                internal = self._request("GET", f"studies/{study_id}/").get("internal_name", "")
+            except ProviderError:
+                return "this study cannot be checked with Prolific right now; please try again in a minute"
+            if internal != internal_name(unit.batch_id, unit.pk):
+                return "this link does not belong to this unit's study"
+        try:
+            session = self.session_of(context.provider_assignment_id)
+        except ProlificError as exc:
+            if exc.status in (400, 404):
+                return "Prolific does not know this session; open the study from Prolific"
+            return None  # Prolific cannot be asked now: sync verifies the work later
+        if session.get("participant") != context.worker_external_id or session.get("study_id") != study_id:
+            return "this session is not this participant's in this study; open the study from Prolific"
         return None
+
+    def session_of(self, session_id: str) -> dict:
+        """Prolific's submission behind a SESSION_ID (id, participant, study_id, status). Asked while a participant
+        waits for the page: one try with a short timeout, never the backoff of other reads."""
+        url = f"{self.api_url}/submissions/{quote(session_id, safe='')}/"
+        try:
+            resp = requests.get(url, headers={"Authorization": f"Token {self.token}"}, timeout=ENTRY_CHECK_TIMEOUT)
+        except requests.RequestException as exc:
+            raise ProlificError(f"prolific GET submissions/{session_id}/: {exc}") from exc
+        if resp.status_code >= 400:
+            raise ProlificError(f"prolific GET submissions/{session_id}/: {resp.status_code}", resp.status_code)
+        return resp.json() if resp.content else {}
 
     # -- money ---------------------------------------------------------------------------
     def estimate_cost(self, units: int, assignments_per_unit: int, reward: Decimal) -> CostEstimate:

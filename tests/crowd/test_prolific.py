@@ -104,11 +104,28 @@ def test_an_entry_before_the_study_id_is_saved_is_checked_with_prolific(fake_pro
     provider = get_provider("prolific")
     (study_id,) = provider.publish(batch, units[:1], reward=Decimal("0.5"), assignments_per_unit=1)
     assert units[0].provider_ref == ""  # publishing has not recorded the ref yet: a participant arrives now
-    ctx = provider.parse_entry({"PROLIFIC_PID": "EARLY", "STUDY_ID": study_id, "SESSION_ID": "s"})
-    assert ctx.completion_url.endswith(f"cc={completion_code(study_id, 's', 'EARLY')}")
+    started = fake_prolific.start_submission(study_id, "EARLY")
+    ctx = provider.parse_entry({"PROLIFIC_PID": "EARLY", "STUDY_ID": study_id, "SESSION_ID": started["id"]})
+    assert ctx.completion_url.endswith(f"cc={completion_code(study_id, started['id'], 'EARLY')}")
     assert provider.check_entry(units[0], ctx) is None  # the study's internal name is this unit's
     assert provider.check_entry(units[1], ctx) == "this link does not belong to this unit's study"
     assert provider.parse_entry({"PROLIFIC_PID": "EARLY", "STUDY_ID": study_id}) is None  # no SESSION_ID
+
+
+def test_an_entry_with_a_session_prolific_does_not_know_is_refused(fake_prolific):
+    batch, units = make_units(1, provider="prolific")
+    publishing.publish_batch(batch, reward="0.5", assignments_per_unit=2)
+    units[0].refresh_from_db()
+    provider, study = get_provider("prolific"), units[0].provider_ref
+    started = fake_prolific.start_submission(study, "REAL")
+
+    def entry(pid: str, session: str) -> str | None:
+        return provider.check_entry(units[0], provider.parse_entry(
+            {"PROLIFIC_PID": pid, "STUDY_ID": study, "SESSION_ID": session}))
+
+    assert entry("REAL", started["id"]) is None
+    assert entry("FAKE", "made-up") == "Prolific does not know this session; open the study from Prolific"
+    assert entry("FAKE", started["id"]).startswith("this session is not this participant's")  # REAL's session
 
 
 # -- held against Prolific's documentation ----------------------------------------------------

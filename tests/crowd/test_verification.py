@@ -18,7 +18,7 @@ from django.utils import timezone
 from rest_framework.test import APIClient
 
 from annotation_tasks.crowd.entry import unit_entry_url
-from annotation_tasks.crowd.prolific import completion_code
+from annotation_tasks.crowd.prolific import ProlificError, ProlificProvider, completion_code
 from annotation_tasks.exporters.base import level_votes
 from annotation_tasks.models import QA, Assignment, ProjectMembership, Unit
 from annotation_tasks.services import frames, publishing, quality
@@ -45,10 +45,29 @@ def _counted_assignments(unit: Unit) -> set[int]:
     return set(labels["assignment_id"]) | {a for _lv, _i, a, _l in level_votes("qa", qa_ids)}
 
 
-def test_made_up_prolific_participants_count_nowhere_and_give_their_slots_back(client, fake_prolific):
+def test_made_up_prolific_sessions_are_refused_at_the_door(client, fake_prolific):
+    unit = _published("Forged at the door", "prolific")
+    for i in range(2):  # the study id is easy to learn; participant and session are invented
+        resp = client.get(_prolific_link(unit, f"FAKE{i}", unit.provider_ref, f"made-up-{i}").removeprefix(
+            "https://factcrowd.example.org"))
+        assert resp.status_code == 403 and b"Prolific does not know this session" in resp.content
+    assert not Assignment.objects.exists()
+
+
+@pytest.fixture
+def prolific_unreachable(monkeypatch):
+    """Prolific cannot be asked about sessions (down, slow): entries are let in, and sync has the last word."""
+    def down(self, session_id):
+        raise ProlificError("prolific GET submissions: connection refused")
+
+    monkeypatch.setattr(ProlificProvider, "session_of", down)
+
+
+def test_made_up_prolific_participants_count_nowhere_and_give_their_slots_back(client, fake_prolific,
+                                                                               prolific_unreachable):
     unit = _published("Forged Prolific", "prolific")
     batch = unit.batch
-    for i in range(2):  # the study id is easy to learn; participant and session are invented
+    for i in range(2):  # let in while Prolific cannot be asked: participant and session are invented
         element = open_unit(client, _prolific_link(unit, f"FAKE{i}", unit.provider_ref, f"made-up-{i}"))
         label_everything(client, element["token"])
     forged = set(Assignment.objects.filter(worker__external_id__startswith="FAKE").values_list("pk", flat=True))
@@ -134,7 +153,7 @@ def test_a_passed_on_prolific_completion_code_does_not_verify(client, fake_proli
     assert rows["PB"].status == "submitted"  # never paid without a person looking
 
 
-def test_the_researcher_sees_unverified_work(client, fake_prolific):
+def test_the_researcher_sees_unverified_work(client, fake_prolific, prolific_unreachable):
     unit = _published("Shown", "prolific")
     element = open_unit(client, _prolific_link(unit, "FAKE", unit.provider_ref, "made-up"))
     label_everything(client, element["token"])
