@@ -15,6 +15,8 @@ from functools import wraps
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse, JsonResponse
 
+from annotation_tasks.textcheck import printable
+
 FRAMEABLE_ATTR = "factcrowd_frameable"
 
 
@@ -99,6 +101,10 @@ class ApiBodyLimitMiddleware:
                 length = int(request.META.get("CONTENT_LENGTH") or 0)
             except ValueError:
                 return JsonResponse({"detail": "invalid Content-Length header"}, status=400)
+            bad = next((k for k, values in request.GET.lists() if "\x00" in k or any("\x00" in v for v in values)), None)
+            if bad is not None:  # PostgreSQL refuses NUL in text: a 400 naming the parameter, on every database
+                return JsonResponse({"detail": "invalid query parameter", "errors": [
+                    {"field": printable(bad), "message": "contains a NUL character (\\u0000)"}]}, status=400)
             if limit is not None and length > limit:
                 return JsonResponse(
                     {"detail": f"request body too large: {length} bytes, at most {limit} bytes here",

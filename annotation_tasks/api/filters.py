@@ -32,7 +32,16 @@ class NonZero:
     """Filter kind: `?param=true` keeps rows whose annotated count `lookup` is above zero (false: zero)."""
 
 
-_CASTS: dict[type, Callable[[str], Any]] = {int: int, str: str, bool: _as_bool, Present: _as_bool, NonZero: _as_bool}
+def _as_int(value: str) -> int:
+    """An id or count that fits every database's integer column (a larger one is a 400, not an overflow)."""
+    number = int(value)
+    if not -(2**63) <= number < 2**63:
+        raise ValueError(value)
+    return number
+
+
+_CASTS: dict[type, Callable[[str], Any]] = {int: _as_int, str: str, bool: _as_bool, Present: _as_bool,
+                                            NonZero: _as_bool}
 _SCHEMA_TYPES = {int: "integer", str: "string", bool: "boolean", Present: "boolean", NonZero: "boolean"}
 
 
