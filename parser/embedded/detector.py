@@ -54,7 +54,7 @@ def features(tok: SpacyToken, verb: str) -> list[str]:
     feats = [
         "bias", f"w={sing}", f"v={verb}", f"tag={tag}", f"s3={sing[-3:]}", f"s4={sing[-4:]}",
         f"dep={dep}", f"class={_word_class(low, tok)}",
-        f"zero={sing == verb}", f"catvar={lexicon.nominalization_verb(low, use_pairs=False) is not None}",
+        f"zero={sing == verb}", f"catvar={lexicon.nominalization_verb(low, False) is not None}",
     ]
     i = tok.i
     head_tag = head.tag_

@@ -1,6 +1,8 @@
 """Semantic classes of tokens (person, time, place, duration, amount) that choose the wh-word and the filler."""
 from __future__ import annotations
 
+from functools import lru_cache
+
 from spacy.tokens import Token as SpacyToken
 
 from parser import lexicon
@@ -30,6 +32,7 @@ def _is_person(tok: SpacyToken) -> bool:
     return False
 
 
+@lru_cache(maxsize=65536)
 def _person_suffix(low: str) -> bool:
     """-ist / -ian nouns, and -er / -or nouns of a known verb (commentator, organiser)."""
     for suffix in ("ist", "ists", "ian", "ians"):
