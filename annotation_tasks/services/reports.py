@@ -172,6 +172,10 @@ def render_text(report: dict[str, Any], max_workers: int = 20) -> str:
         f"{counts.get('responses_unlabelled', '-')} without), {counts['workers']} workers, labels: "
         + (", ".join(f"{k} {v}" for k, v in counts["labels"].items()) or "none")
     )
+    tot = report.get("time_on_task") or {}
+    if tot.get("n"):
+        lines.append(f"time on task: {tot['n']} assignments, median {tot['median']:.0f} s, p90 {tot['p90']:.0f} s"
+                     + (f", {tot['overflow']} beyond {tot['edges'][-1]:g} s" if tot.get("overflow") else ""))
     for g in report.get("unlabelled_groups", []):
         n = g["n_responses"]
         lines.append(f"no labels yet: {g['by']} {g['group']} ({n} response{'' if n == 1 else 's'})")

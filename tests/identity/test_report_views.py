@@ -64,6 +64,7 @@ def test_report_counts_unlabelled_responses_and_lists_systems_without_labels(tmp
     assert report["unlabelled_groups"] == [{"by": "system", "group": "fresh", "n_responses": 3}]
     assert "no labels yet: system fresh (3 responses)" in render_text(report)
     assert "7 responses (4 with labels, 3 without)" in render_text(report)
+    assert "median 42 s" in render_text(report)
     pseudonyms = {w.pk: w.pseudonym for w in Worker.objects.all()}
     assert {r["level"] for r in report["confusion"]} == {"qa", "span"}
     assert all(r["worker"] == pseudonyms[r["worker_id"]] for r in report["confusion"])
