@@ -27,11 +27,11 @@ def printable(text: str) -> str:
     return text.encode("utf-8", "backslashreplace").decode("utf-8").replace("\x00", "\\u0000")
 
 
-def _walk(value: Any, path: str) -> Iterator[tuple[str, str]]:
+def walk_strings(value: Any, path: str = "") -> Iterator[tuple[str, str]]:
     stack = [(value, path)]
     while stack:
         item, where = stack.pop()
-        if isinstance(item, str):
+        if isinstance(item, str):  # (path, text) for each string and key, depth-first in document order
             yield where, item
         elif isinstance(item, dict):
             for key, child in reversed(list(item.items())):
@@ -46,7 +46,7 @@ def _walk(value: Any, path: str) -> Iterator[tuple[str, str]]:
 
 def json_text_problem(value: Any, path: str = "") -> tuple[str, str] | None:
     """(field path, problem) of the first string (value or key) in a JSON value that cannot be stored."""
-    for where, text in _walk(value, path):
+    for where, text in walk_strings(value, path):
         problem = text_problem(text)
         if problem:
             return where, problem

@@ -286,6 +286,12 @@ CROWD_PUBLISH_RATE = env.float("CROWD_PUBLISH_RATE", default=5.0)
 # Overrides of annotation_tasks.services.quality.DEFAULT_POLICY (JSON), e.g. {"min_gold_accuracy": 0.8}.
 QUALITY_POLICY = env.json("QUALITY_POLICY", default={})
 
+# Imports (docs/import-export.md): a JSONL line longer than IMPORT_MAX_LINE_BYTES, or any one text field (or CSV
+# cell) longer than IMPORT_MAX_TEXT_CHARS characters, stops the import with a located error before it is parsed
+# further: one huge line cannot take the worker's memory, and no worker is sent a novel to read.
+IMPORT_MAX_LINE_BYTES = env.int("IMPORT_MAX_LINE_BYTES", default=8 * 1024 * 1024)
+IMPORT_MAX_TEXT_CHARS = env.int("IMPORT_MAX_TEXT_CHARS", default=200_000)
+
 # The element's drafts (PUT /api/work/<token>/draft): at most this deep (JSON nesting) and this large (bytes).
 WORK_DRAFT_MAX_DEPTH = env.int("WORK_DRAFT_MAX_DEPTH", default=20)
 WORK_DRAFT_MAX_BYTES = env.int("WORK_DRAFT_MAX_BYTES", default=512 * 1024)

@@ -16,19 +16,26 @@ BULK = 500  # rows per INSERT: keeps statements under SQLite's variable limit on
 
 @dataclass
 class ImportResult:
-    """What one import did: lines read, lines skipped because already present, rows created per model."""
+    """What one import did: lines read, lines skipped because already present, rows created per model, and the
+    lines skipped although their content differs from what is stored (`changed`: "line N: response id")."""
 
     file: str
     lines: int = 0
     skipped: int = 0
     created: Counter = field(default_factory=Counter)
+    changed: list[str] = field(default_factory=list)
 
     def summary(self) -> str:
         parts = ", ".join(f"{n} {name}" for name, n in sorted(self.created.items()) if n)
-        return (
+        text = (
             f"{self.file}: {self.lines} records, {self.lines - self.skipped} imported, "
             f"{self.skipped} already present; created {parts or 'nothing'}"
         )
+        if self.changed:
+            shown = "; ".join(self.changed[:5]) + (" ..." if len(self.changed) > 5 else "")
+            text += (f"; {len(self.changed)} of the lines already present differ from the stored response and were "
+                     f"NOT applied ({shown})")
+        return text
 
 
 def in_chunks(values: Iterable, size: int = BULK) -> Iterator[list]:
@@ -52,14 +59,29 @@ def existing_response_ids(project: Project, external_ids: Iterable[str]) -> set[
 
 
 def start_import(project: Project, records: Sequence[R], file_name: str,
-                 response_id: Callable[[R], str]) -> tuple[ImportResult, list[R]]:
+                 response_id: Callable[[R], str], text_of: Callable[[R], str] | None = None,
+                 line_of: Callable[[R], int] | None = None) -> tuple[ImportResult, list[R]]:
     """The import's result so far (lines read; records whose response is already in the project skipped) and the
-    records still to write, in file order."""
+    records still to write, in file order. With `text_of`, a skipped record whose response text differs from the
+    stored one is listed in result.changed: a re-import never changes stored work silently."""
     result = ImportResult(file=file_name, lines=len(records))
     existing = existing_response_ids(project, (response_id(r) for r in records))
     todo = [r for r in records if response_id(r) not in existing]
     result.skipped = len(records) - len(todo)
+    if text_of is not None and existing:
+        stored = existing_response_texts(project, existing)
+        for r in records:
+            rid = response_id(r)
+            if rid in stored and stored[rid] != text_of(r):
+                result.changed.append(f"line {line_of(r) if line_of else '?'}: {rid}")
     return result, todo
+
+
+def existing_response_texts(project: Project, external_ids: Iterable[str]) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for chunk in in_chunks(external_ids):
+        out.update(Response.objects.filter(project=project, external_id__in=chunk).values_list("external_id", "text"))
+    return out
 
 
 def sources_by_external_id(project: Project, external_ids: Iterable[str]) -> dict[str, Source]:

@@ -71,9 +71,10 @@ def parse_row(obj: Any, where: Where, from_csv: bool) -> ItemRecord:
 
     def text(name: str, required: bool = False) -> str:
         value = obj.get(name)
-        if value is None or value == "":
+        if value is None or (isinstance(value, str) and not value.strip()):
             if required:
-                raise where.child(name).error("missing field" if name not in obj else "empty value")
+                raise where.child(name).error(
+                    "missing field" if name not in obj else "empty value" if not value else "only whitespace")
             return ""
         if isinstance(value, int) and not isinstance(value, bool) and name == "source_id":
             return str(value)
@@ -129,7 +130,8 @@ def _csv_passages(cell: str, where: Where) -> list[str]:
 
 def write(project: Project, records: list[ItemRecord], file_name: str) -> ImportResult:
     """Create sources and responses not yet in the project. Call inside transaction.atomic()."""
-    result, todo = start_import(project, records, file_name, lambda r: r.response_id)
+    result, todo = start_import(project, records, file_name, lambda r: r.response_id, text_of=lambda r: r.response,
+                                line_of=lambda r: r.line)
     if not todo:
         return result
     wanted: dict[str, ItemRecord] = {}

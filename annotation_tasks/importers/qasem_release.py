@@ -193,7 +193,25 @@ def parse_line(obj: Any, where: Where) -> LineRecord:
             raise where.child("spans").child(i).child("id").error(f"duplicate span id {s.id!r}")
         span_ids.add(s.id)
         rec.spans.append(s)
+    _check_even_votes(rec, where)
     return rec
+
+
+def _check_even_votes(rec: LineRecord, where: Where) -> None:
+    """The same workers labelled every QA and span of a line (one HIT): their vote lists have one length."""
+    first: tuple[str, int] | None = None
+    items = [("qas", i, q.annotations) for i, q in enumerate(rec.qas)]
+    items += [("spans", i, s.annotations) for i, s in enumerate(rec.spans)]
+    for kind, i, votes in items:
+        if votes is None:
+            continue
+        if first is None:
+            first = (f"{kind}[{i}]", len(votes))
+        elif len(votes) != first[1]:
+            raise where.child(kind).child(i).child("annotations").error(
+                f"{len(votes)} votes, but {first[0]} has {first[1]}: every worker of a line labels all its QAs "
+                "and spans, so vote counts must be equal"
+            )
 
 
 def _parse_qa(qa: Any, where: Where, n_tok: int, n_sent: int) -> QARecord:
@@ -327,7 +345,8 @@ def _resolve_sources(project: Project, records: list[LineRecord]) -> tuple[dict[
 
 def write(project: Project, records: list[LineRecord], file_name: str) -> ImportResult:
     """Create every row of the records not yet in the project. Call inside transaction.atomic()."""
-    result, todo = start_import(project, records, file_name, lambda r: r.response_external_id)
+    result, todo = start_import(project, records, file_name, lambda r: r.response_external_id,
+                                text_of=lambda r: " ".join(t for s in r.sentences for t in s), line_of=lambda r: r.line)
     if not todo:
         return result
 

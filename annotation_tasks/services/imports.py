@@ -25,10 +25,17 @@ __all__ = [
 ]
 
 
+def _not_empty(records: list, path: Path) -> list:
+    """An empty file (or one of blank lines) is a mistake, not an empty project: refuse it before creating anything."""
+    if not records:
+        raise ImportFormatError(path.name, None, None, "no records in the file (it is empty); nothing was created")
+    return records
+
+
 def import_qasem_release(path: str | Path, project_name: str) -> ImportResult:
     """A QASemConsistency release file (sources, responses, predicates, QAs, spans, the crowd's labels)."""
     path = Path(path)
-    records = qasem_release.read(path)
+    records = _not_empty(qasem_release.read(path), path)
     with transaction.atomic():
         project, _ = get_or_create_project(project_name, qasem_release.PROTOCOL)
         return qasem_release.write(project, records, path.name)
@@ -41,7 +48,7 @@ def import_factscore(paths: Sequence[str | Path], project_name: str, system: str
     loaded = []
     seen: dict[str, str] = {}  # response external id → file that has it
     for p in map(Path, paths):
-        records = factscore.read(p, system or p.stem)
+        records = _not_empty(factscore.read(p, system or p.stem), p)
         for r in records:
             if r.response_external_id in seen:
                 raise ImportFormatError(
@@ -59,7 +66,7 @@ def import_factscore(paths: Sequence[str | Path], project_name: str, system: str
 def import_facts(path: str | Path, project_name: str) -> ImportResult:
     """Atomic facts made elsewhere, per response and sentence, onto an existing project's responses."""
     path = Path(path)
-    records = atomic_facts.read(path)
+    records = _not_empty(atomic_facts.read(path), path)
     with transaction.atomic():
         project = Project.objects.filter(name=project_name).first()
         if project is None:
@@ -70,7 +77,7 @@ def import_facts(path: str | Path, project_name: str) -> ImportResult:
 def import_items(path: str | Path, project_name: str) -> ImportResult:
     """Plain items (JSONL or CSV): sources with their responses, tokenized, not yet parsed."""
     path = Path(path)
-    records = items.read(path)
+    records = _not_empty(items.read(path), path)
     with transaction.atomic():
         project, _ = get_or_create_project(project_name, DEFAULT_PROTOCOL)
         return items.write(project, records, path.name)

@@ -176,3 +176,110 @@ def test_values_longer_than_the_database_allows_are_located_errors(tmp_path):
     with pytest.raises(ImportFormatError, match=r"line 1, field topic: system and topic together"):
         import_factscore([write_jsonl(tmp_path / "f.jsonl", [factscore_line("T" * 255)])], "f")
     assert all(n == 0 for n in row_counts().values())
+
+
+# -- issue 10: limits, located errors for hostile values, nothing half-right ---------------------------------
+
+
+def test_a_line_over_the_byte_limit_is_located_before_it_is_parsed(tmp_path, settings):
+    settings.IMPORT_MAX_LINE_BYTES = 2000
+    rows = [{"source_id": "s1", "source": "x", "system": "m", "response": "short"},
+            {"source_id": "s2", "source": "x", "system": "m", "response": "y" * 5000}]
+    with pytest.raises(ImportFormatError, match=r"^long\.jsonl, line 2: line longer than 2000 bytes \(IMPORT_MAX_LINE_BYTES\)"):
+        import_items(write_jsonl(tmp_path / "long.jsonl", rows), "i")
+    assert all(n == 0 for n in row_counts().values())
+
+
+def test_a_text_over_the_field_limit_names_the_field(tmp_path, settings):
+    settings.IMPORT_MAX_TEXT_CHARS = 100
+    line = release_line(7, "a")
+    line["qas"][1]["question"] = "Why? " * 50
+    with pytest.raises(ImportFormatError, match=r"line 1, field qas\[1\]\.question: text of 250 characters, longer than"):
+        import_qasem_release(write_jsonl(tmp_path / "r.jsonl", [line]), "p")
+    csv_path = tmp_path / "items.csv"
+    csv_path.write_text("source_id,source,system,response\ns1,ok,m1," + "z" * 150 + "\n")
+    with pytest.raises(ImportFormatError, match=r"items\.csv, line 2.*(IMPORT_MAX_TEXT_CHARS)"):
+        import_items(csv_path, "i")
+    assert all(n == 0 for n in row_counts().values())
+
+
+def test_a_huge_number_is_a_located_json_error(tmp_path):
+    line = json.dumps(release_line(12345, "a")).replace('"source_id": 12345', '"source_id": ' + "9" * 5000)
+    with pytest.raises(ImportFormatError, match=r"^big\.jsonl, line 1, field \(json\): invalid JSON: a number with too many"):
+        import_qasem_release(write_jsonl(tmp_path / "big.jsonl", [line]), "p")
+
+
+@pytest.mark.parametrize(("bad", "words"), [("\x00", "NUL character"), ("\ud800", "lone surrogate")])
+def test_nul_and_lone_surrogates_are_located_on_every_database(tmp_path, bad, words):
+    line = release_line(7, "a")
+    line["qas"][0]["question"] = f"Who{bad}died?"
+    with pytest.raises(ImportFormatError) as err:
+        import_qasem_release(write_jsonl(tmp_path / "r.jsonl", [line]), "p")
+    assert str(err.value).startswith("r.jsonl, line 1, field qas[0].question: ") and words in str(err.value)
+    items = [{"source_id": "s", "source": f"x{bad}y", "system": "m", "response": "r"}]
+    with pytest.raises(ImportFormatError, match=rf"^i\.jsonl, line 1, field source: .*{words}"):
+        import_items(write_jsonl(tmp_path / "i.jsonl", items), "i")
+    fs = factscore_line("A")
+    fs["annotations"][0]["human-atomic-facts"][0]["text"] = f"A fact{bad}."
+    with pytest.raises(ImportFormatError, match=rf"field annotations\[0\]\.human-atomic-facts\[0\]\.text: .*{words}"):
+        import_factscore([write_jsonl(tmp_path / "F.jsonl", [fs])], "f")
+    if bad == "\x00":
+        csv_path = tmp_path / "nul.csv"
+        csv_path.write_text("source_id,source,system,response\ns1,ok,m1,a\x00b\n")
+        with pytest.raises(ImportFormatError, match=r"^nul\.csv, line 2, field response: .*NUL"):
+            import_items(csv_path, "i")
+    assert all(n == 0 for n in row_counts().values())
+
+
+def test_a_whitespace_only_response_is_refused(tmp_path):
+    rows = [{"source_id": "s", "source": "x", "system": "m", "response": " \t "}]
+    with pytest.raises(ImportFormatError, match=r"line 1, field response: only whitespace"):
+        import_items(write_jsonl(tmp_path / "w.jsonl", rows), "i")
+
+
+@pytest.mark.parametrize("bad", [1.0, True])
+def test_ids_that_are_floats_or_booleans_are_not_taken_as_integers(tmp_path, bad):
+    line = release_line(7, "a")
+    line["spans"][1]["qaIds"] = [bad]
+    with pytest.raises(ImportFormatError, match=r"field spans\[1\]\.qaIds\[0\]: expected integer or string"):
+        import_qasem_release(write_jsonl(tmp_path / "r.jsonl", [line]), "p")
+    items = [{"source_id": bad, "source": "x", "system": "m", "response": "r"}]
+    with pytest.raises(ImportFormatError, match=r"field source_id: expected string"):
+        import_items(write_jsonl(tmp_path / "i.jsonl", items), "i")
+
+
+def test_uneven_vote_counts_in_a_line_are_refused(tmp_path):
+    line = release_line(7, "a")
+    line["spans"][1]["annotations"] = [1, 0]
+    with pytest.raises(ImportFormatError, match=r"line 1, field spans\[1\]\.annotations: 2 votes, but qas\[0\] has 3"):
+        import_qasem_release(write_jsonl(tmp_path / "r.jsonl", [line]), "p")
+    assert all(n == 0 for n in row_counts().values())
+
+
+def test_an_unterminated_csv_quote_is_named_as_such(tmp_path):
+    path = tmp_path / "q.csv"
+    path.write_text('source_id,source,system,response\ns1,"unterminated,m1,A reply.\ns2,x,m,r\n')
+    with pytest.raises(ImportFormatError, match=r"^q\.csv, line 2: unterminated quote"):
+        import_items(path, "i")
+
+
+@pytest.mark.parametrize("content", ["", "\n  \n"])
+def test_an_empty_file_through_the_cli_creates_nothing(tmp_path, content):
+    for command, name in (("import_items", "e.jsonl"), ("import_qasem_release", "e.jsonl")):
+        path = tmp_path / name
+        path.write_text(content)
+        with pytest.raises(CommandError, match=r"nothing imported: e\.jsonl: no records in the file"):
+            call_command(command, str(path), "--project", "empty")
+    assert all(n == 0 for n in row_counts().values())
+
+
+def test_reimporting_a_changed_line_says_so(tmp_path):
+    rows = [{"source_id": "s", "source": "x", "system": "m", "response": "First answer."},
+            {"source_id": "t", "source": "y", "system": "m", "response": "Other."}]
+    import_items(write_jsonl(tmp_path / "a.jsonl", rows), "i")
+    rows[1]["response"] = "A corrected answer."
+    again = import_items(write_jsonl(tmp_path / "a.jsonl", rows), "i")
+    assert again.skipped == 2 and again.changed == ["line 2: t:m"]
+    assert "1 of the lines already present differ" in again.summary() and "NOT applied" in again.summary()
+    same = import_items(write_jsonl(tmp_path / "b.jsonl", rows[:1]), "i")
+    assert same.changed == [] and "differ" not in same.summary()
