@@ -39,6 +39,13 @@ def test_publish_asks_before_spending_and_a_no_spends_nothing(fake_mturk, monkey
                                       "--assignments", "3", "--reward", "1.50")
 
 
+def test_publish_on_a_project_without_sources_says_to_import_first():
+    Project.objects.create(name="EMPTY")
+    with pytest.raises(CommandError, match="has no sources yet"):
+        run("publish", "--project", "EMPTY", "--provider", "local", "--units", "1", "--reward", "0", "--yes")
+    assert not Batch.objects.exists()
+
+
 def test_publish_previews_name_the_public_base_url(settings):
     settings.PUBLIC_BASE_URL = "http://127.0.0.1:8001"
     project = Project.objects.create(name="LOCAL")

@@ -12,6 +12,14 @@ from annotation_tasks.services import publishing
 from annotation_tasks.services.batches import BatchRuleError, publish_blockers
 
 
+def _nothing_to_publish(project) -> CommandError:
+    """Why a new batch came out empty: no sources at all, or every source already in a batch."""
+    if not project.sources.exists():
+        return CommandError(f"no units to publish: project {project.name!r} has no sources yet "
+                            "(import items first, e.g. manage.py import_items FILE --project NAME)")
+    return CommandError("no units to publish: every source of the project is already in a batch")
+
+
 class Command(BaseCommand):
     help = "Compose units into a batch and publish it on a crowd platform (prints the cost and asks first)."
 
@@ -53,7 +61,7 @@ class Command(BaseCommand):
             )
             if not batch.units.exists():
                 batch.delete()
-                raise CommandError("no units to publish: every source of the project is already in a batch")
+                raise _nothing_to_publish(project)
 
         def discard() -> None:
             """A batch this command composed and did not publish is removed: declining leaves nothing behind."""
