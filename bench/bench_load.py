@@ -1,0 +1,301 @@
+"""Concurrent annotators against gunicorn on PostgreSQL: latency per endpoint, throughput, errors, counts.
+
+Each of N annotators (a logged-in local annotator of one project) does `--rounds` times: take a unit from the
+queue (POST /api/work/next), fetch it (GET unit), save `--drafts` drafts (PUT draft), submit (POST submit), with
+about `--think` seconds between steps. Starts are either paced (staggered over one think time, think times
+jittered ±25%) or synchronized (a barrier: every annotator sends the same request at the same instant, each
+round). The server is a fresh gunicorn (`--workers`, `--threads`) on a database of its own (created, migrated);
+the client is this process (one thread per annotator, a keep-alive session each), on the same machine.
+
+Afterwards the database is checked: every unit has at most its wanted assignments, those submitted are exactly
+the successful submit answers, a unit with all its wanted submitted is complete, each label is written once.
+The machine's load average (1 min) is printed with each figure: the machine is shared.
+
+Usage: .venv/bin/python bench/bench_load.py --n 25 50 100 --start paced synchronized
+       [--database-url postgres://factcrowd:factcrowd@127.0.0.1:5432/factcrowd_bench_load] [--workers 3 --threads 4]
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import secrets
+import statistics
+import subprocess
+import sys
+import threading
+import time
+from collections import defaultdict
+from pathlib import Path
+from urllib.parse import urlparse
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+
+DEFAULT_DB = "postgres://factcrowd:factcrowd@127.0.0.1:5432/factcrowd_bench_load"
+SECRET = "bench-load-secret-" + "k" * 40
+
+
+def ensure_database(url: str) -> None:
+    import psycopg
+
+    parts = urlparse(url)
+    name = parts.path.lstrip("/")
+    admin = parts._replace(path="/postgres").geturl()
+    with psycopg.connect(admin, autocommit=True) as conn:
+        if not conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", (name,)).fetchone():
+            conn.execute(f'CREATE DATABASE "{name}"')
+
+
+def server_env(url: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("CELERY_", "DJANGO_", "DATABASE_URL"))}
+    env.update(DATABASE_URL=url, DEBUG="false", SECRET_KEY=SECRET, ALLOWED_HOSTS="127.0.0.1,localhost",
+               PUBLIC_BASE_URL="http://127.0.0.1", DJANGO_SETTINGS_MODULE="backend.settings",
+               CELERY_TASK_ALWAYS_EAGER="false")
+    return env
+
+
+def setup_django(url: str) -> None:
+    os.environ.update(server_env(url))
+    import django
+
+    django.setup()
+
+
+def seed(n: int, rounds: int, n_qas: int, tag: str) -> tuple[int, list[str], list[int]]:
+    """A project with enough units for every round (3 workers each), and N annotators with a session each."""
+    from django.contrib.auth import BACKEND_SESSION_KEY, HASH_SESSION_KEY, SESSION_KEY, get_user_model
+    from django.contrib.sessions.backends.db import SessionStore
+
+    from annotation_tasks.models import ProjectMembership
+    from tests.work.builders import make_unit
+
+    units = make_unit(f"Load {tag}", n_sources=max(2, (n * rounds + 2) // 3 + 2), wanted=3, n_qas=n_qas,
+                      n_responses=2)
+    project = units[0].project
+    User = get_user_model()
+    sessions, users = [], []
+    for i in range(n):
+        user = User.objects.create_user(f"load-{tag}-{i}", password=None)
+        ProjectMembership.objects.create(project=project, user=user, role=ProjectMembership.Role.ANNOTATOR)
+        store = SessionStore()
+        store[SESSION_KEY], store[BACKEND_SESSION_KEY] = str(user.pk), "django.contrib.auth.backends.ModelBackend"
+        store[HASH_SESSION_KEY] = user.get_session_auth_hash()
+        store.create()
+        sessions.append(store.session_key)
+        users.append(user.pk)
+    return project.pk, sessions, users
+
+
+def start_gunicorn(url: str, port: int, workers: int, threads: int, log: Path) -> subprocess.Popen:
+    args = [str(Path(sys.executable).parent / "gunicorn"), "-c", "backend/gunicorn_conf.py", "backend.wsgi",
+            "--bind", f"127.0.0.1:{port}", "--workers", str(workers), "--threads", str(threads)]
+    proc = subprocess.Popen(args, cwd=REPO, env=server_env(url), stdout=log.open("wb"), stderr=subprocess.STDOUT,
+                            start_new_session=True)
+    import requests
+
+    for _ in range(300):
+        try:
+            if requests.get(f"http://127.0.0.1:{port}/api/", timeout=1).status_code < 500:
+                return proc
+        except requests.RequestException:
+            pass
+        time.sleep(0.2)
+    raise SystemExit(f"gunicorn did not answer; see {log}")
+
+
+def group_cpu_seconds(pgid: int) -> float:
+    """CPU time (user + system) of the server's processes so far: a figure the machine's other load barely moves."""
+    total = 0
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+        except OSError:
+            continue
+        fields = stat[stat.rindex(")") + 2:].split()
+        if int(fields[2]) == pgid:
+            total += int(fields[11]) + int(fields[12])
+    return total / os.sysconf("SC_CLK_TCK")
+
+
+def labels_for(payload: dict) -> dict:
+    from tests.work.helpers import qasem_labels
+
+    return qasem_labels(payload)
+
+
+class Recorder:
+    def __init__(self) -> None:
+        self.rows: list[tuple[str, int | str, float]] = []
+        self.lock = threading.Lock()
+
+    def add(self, endpoint: str, status: int | str, seconds: float) -> None:
+        with self.lock:
+            self.rows.append((endpoint, status, seconds))
+
+
+def annotator(i: int, base: str, project: int, session_key: str, args, rec: Recorder, barrier, ok_submits: list,
+              t0: list) -> None:
+    import requests
+
+    csrf = secrets.token_hex(16)  # 32 characters: Django compares the header with the cookie
+    http = requests.Session()
+    http.cookies.set("sessionid", session_key)
+    http.cookies.set("csrftoken", csrf)
+    headers = {"X-CSRFToken": csrf, "Referer": base + "/"}
+    rng = random.Random(i)
+    paced = args.start == "paced"
+
+    def think() -> None:
+        time.sleep(args.think * (rng.uniform(0.75, 1.25) if paced else 1.0))
+
+    def call(endpoint: str, method: str, path: str, **kw):
+        started = time.perf_counter()
+        try:
+            got = http.request(method, base + path, timeout=60, **kw)
+            status = got.status_code
+        except requests.RequestException as exc:
+            got, status = None, type(exc).__name__
+        rec.add(endpoint, status, time.perf_counter() - started)
+        return got
+
+    barrier.wait()
+    if paced:
+        time.sleep(args.think * i / args.n)  # staggered over one think time
+    for _ in range(args.rounds):
+        got = call("next", "POST", "/api/work/next", json={"project": project}, headers=headers)
+        if got is None or got.status_code != 200:
+            think()
+            continue
+        token = got.json()["token"]
+        unit = call("unit", "GET", f"/api/work/{token}/unit")
+        if unit is None or unit.status_code != 200:
+            continue
+        labels = labels_for(unit.json())
+        for k in range(args.drafts):
+            think()
+            call("draft", "PUT", f"/api/work/{token}/draft", json={"draft": {"labels": labels, "step": k}})
+        think()
+        done = call("submit", "POST", f"/api/work/{token}/submit", json={"labels": labels, "time_on_task_ms": 3000})
+        if done is not None and done.status_code == 200 and not done.json().get("duplicate"):
+            ok_submits.append(token)
+        think()
+
+
+def pct(values: list[float], q: float) -> float:
+    if not values:
+        return float("nan")
+    values = sorted(values)
+    return values[min(len(values) - 1, int(round(q / 100 * (len(values) - 1))))]
+
+
+def check_counts(project_id: int, ok_submits: int) -> dict:
+    from django.db.models import Count, F, Q
+
+    from annotation_tasks.models import Assignment, QALabel, SpanLabel, Unit
+
+    units = Unit.objects.filter(project_id=project_id).annotate(
+        active=Count("assignments", filter=Q(assignments__status__in=Assignment.Status.active())),
+        submitted=Count("assignments", filter=Q(assignments__status=Assignment.Status.SUBMITTED)))
+    over = units.filter(active__gt=F("assignments_wanted")).count()
+    full_open = units.filter(submitted__gte=F("assignments_wanted"), status=Unit.Status.OPEN).count()
+    submitted = Assignment.objects.filter(unit__project_id=project_id, status=Assignment.Status.SUBMITTED)
+    dup_qa = (QALabel.objects.filter(assignment__unit__project_id=project_id).values("assignment_id", "qa_id")
+              .annotate(n=Count("id")).filter(n__gt=1).count())
+    dup_span = (SpanLabel.objects.filter(assignment__unit__project_id=project_id).values("assignment_id", "span_id")
+                .annotate(n=Count("id")).filter(n__gt=1).count())
+    unlabelled = submitted.annotate(q=Count("qa_labels")).filter(q=0).count()
+    return {"units": units.count(), "units_over_wanted": over, "complete_units_left_open": full_open,
+            "submitted": submitted.count(), "ok_submit_answers": ok_submits, "duplicate_qa_labels": dup_qa,
+            "duplicate_span_labels": dup_span, "submitted_without_labels": unlabelled,
+            "ok": over == 0 and full_open == 0 and dup_qa == 0 and dup_span == 0 and unlabelled == 0
+            and submitted.count() == ok_submits}
+
+
+def run_one(args, base: str, tag: str, server_pgid: int) -> dict:
+    project, sessions, _ = seed(args.n, args.rounds, args.qas, tag)
+    rec, ok_submits = Recorder(), []
+    barrier = threading.Barrier(args.n + 1)
+    threads = [threading.Thread(target=annotator, args=(i, base, project, sessions[i], args, rec, barrier,
+                                                          ok_submits, [])) for i in range(args.n)]
+    for t in threads:
+        t.start()
+    load_before = os.getloadavg()[0]
+    cpu_before = group_cpu_seconds(server_pgid)
+    barrier.wait()
+    began = time.perf_counter()
+    for t in threads:
+        t.join()
+    wall = time.perf_counter() - began
+    load_after = os.getloadavg()[0]
+    server_cpu = group_cpu_seconds(server_pgid) - cpu_before
+    by = defaultdict(list)
+    errors = defaultdict(int)
+    for endpoint, status, seconds in rec.rows:
+        by[endpoint].append(seconds * 1000)
+        if not (isinstance(status, int) and status < 500 and status not in (403, 409)):
+            errors[f"{endpoint} {status}"] += 1
+    every = [s * 1000 for _, _, s in rec.rows]
+    result = {
+        "n": args.n, "start": args.start, "rounds": args.rounds, "requests": len(rec.rows),
+        "throughput_rps": round(len(rec.rows) / wall, 1), "wall_s": round(wall, 1),
+        "server_cpu_ms_per_request": round(1000 * server_cpu / max(1, len(rec.rows)), 1),
+        "errors": dict(errors), "loadavg_1m_before_after": [round(load_before, 2), round(load_after, 2)],
+        "all_ms": {"p50": round(pct(every, 50), 1), "p95": round(pct(every, 95), 1), "p99": round(pct(every, 99), 1)},
+        "endpoints_ms": {e: {"n": len(v), "p50": round(pct(v, 50), 1), "p95": round(pct(v, 95), 1),
+                             "p99": round(pct(v, 99), 1), "max": round(max(v), 1), "mean": round(statistics.mean(v), 1)}
+                         for e, v in sorted(by.items())},
+        "counts": check_counts(project, len(ok_submits)),
+    }
+    return result
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--n", type=int, nargs="+", default=[25, 50, 100])
+    parser.add_argument("--start", nargs="+", choices=["paced", "synchronized"], default=["paced", "synchronized"])
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--drafts", type=int, default=3)
+    parser.add_argument("--think", type=float, default=1.0)
+    parser.add_argument("--qas", type=int, default=6, help="QAs (and spans) per response; two responses a unit")
+    parser.add_argument("--workers", type=int, default=int(os.environ.get("WEB_CONCURRENCY", 3)))
+    parser.add_argument("--threads", type=int, default=int(os.environ.get("GUNICORN_THREADS", 4)))
+    parser.add_argument("--database-url", default=DEFAULT_DB)
+    parser.add_argument("--port", type=int, default=8765)
+    parser.add_argument("--json", type=Path, help="write all results here too")
+    args = parser.parse_args()
+
+    ensure_database(args.database_url)
+    subprocess.run([sys.executable, "manage.py", "migrate", "--noinput", "-v", "0"], cwd=REPO,
+                   env=server_env(args.database_url), check=True)
+    setup_django(args.database_url)
+    log = Path(os.environ.get("TMPDIR", "/tmp")) / f"bench_load_gunicorn_{args.port}.log"
+    server = start_gunicorn(args.database_url, args.port, args.workers, args.threads, log)
+    base = f"http://127.0.0.1:{args.port}"
+    results = []
+    try:
+        for start in args.start:
+            for n in args.n:
+                one = argparse.Namespace(**{**vars(args), "n": n, "start": start})
+                result = run_one(one, base, f"{start[0]}{n}-{secrets.token_hex(3)}", server.pid)
+                result.update(workers=args.workers, threads=args.threads)
+                results.append(result)
+                e = result["endpoints_ms"]
+                print(f"N={n:<3} {start:<12} p50/p95/p99 all {result['all_ms']['p50']}/{result['all_ms']['p95']}/"
+                      f"{result['all_ms']['p99']} ms | " + " ".join(
+                          f"{k} {v['p50']}/{v['p95']}/{v['p99']}" for k, v in e.items())
+                      + f" | {result['throughput_rps']} req/s, web CPU {result['server_cpu_ms_per_request']} ms/req, errors {result['errors'] or 0}, counts "
+                      f"{'ok' if result['counts']['ok'] else result['counts']}, load {result['loadavg_1m_before_after']}",
+                      flush=True)
+    finally:
+        os.killpg(server.pid, 15)
+        server.wait(timeout=30)
+    if args.json:
+        args.json.write_text(json.dumps(results, indent=1))
+
+
+if __name__ == "__main__":
+    main()
