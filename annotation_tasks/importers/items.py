@@ -128,10 +128,13 @@ def _csv_passages(cell: str, where: Where) -> list[str]:
     return value
 
 
-def write(project: Project, records: list[ItemRecord], file_name: str) -> ImportResult:
-    """Create sources and responses not yet in the project. Call inside transaction.atomic()."""
+def write(project: Project, records: list[ItemRecord], file_name: str, *, update: bool = False) -> ImportResult:
+    """Create sources and responses not yet in the project; with `update`, also give responses already there the
+    changed text of their line (only where nothing depends on them yet). Call inside transaction.atomic()."""
     result, todo = start_import(project, records, file_name, lambda r: r.response_id, text_of=lambda r: r.response,
                                 line_of=lambda r: r.line)
+    if update and result.changed:
+        _apply_changes(project, records, result, file_name)
     if not todo:
         return result
     wanted: dict[str, ItemRecord] = {}
@@ -169,3 +172,24 @@ def write(project: Project, records: list[ItemRecord], file_name: str) -> Import
     Response.objects.bulk_create(responses, batch_size=BULK)
     result.created["responses"] += len(responses)
     return result
+
+
+def _apply_changes(project: Project, records: list[ItemRecord], result: ImportResult, file_name: str) -> None:
+    """New text, tokens and sentences for changed responses; refused (located) for a response already parsed or
+    in a unit, whose QAs, facts and labels were made for the old text."""
+    by_id = {r.response_id: r for r in records}
+    changed_ids = [entry.split(": ", 1)[1] for entry in result.changed]
+    for response in Response.objects.filter(project=project, external_id__in=changed_ids):
+        rec = by_id[response.external_id]
+        if (response.predicates.exists() or response.qas.exists() or response.atomic_facts.exists()
+                or response.unit_responses.exists()):
+            raise Where(file_name, rec.line, "response").error(
+                f"response {rec.response_id!r} is already parsed or in a unit: its QAs, facts and labels belong to "
+                "the stored text, so --update cannot change it (import into a new project instead)"
+            )
+        tokens = tokenize(rec.response)
+        response.text, response.tokens = rec.response, tokens
+        response.sentences = split_sentences(rec.response, tokens)
+        response.save(update_fields=["text", "tokens", "sentences"])
+    result.created["updated responses"] += len(changed_ids)
+    result.changed = []

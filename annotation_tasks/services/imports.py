@@ -74,13 +74,14 @@ def import_facts(path: str | Path, project_name: str) -> ImportResult:
         return atomic_facts.write(project, records, path.name)
 
 
-def import_items(path: str | Path, project_name: str) -> ImportResult:
-    """Plain items (JSONL or CSV): sources with their responses, tokenized, not yet parsed."""
+def import_items(path: str | Path, project_name: str, *, update: bool = False) -> ImportResult:
+    """Plain items (JSONL or CSV): sources with their responses, tokenized, not yet parsed. `update` applies lines
+    whose response is already there with another text (reported in the result otherwise)."""
     path = Path(path)
     records = _not_empty(items.read(path), path)
     with transaction.atomic():
         project, _ = get_or_create_project(project_name, DEFAULT_PROTOCOL)
-        return items.write(project, records, path.name)
+        return items.write(project, records, path.name, update=update)
 
 
 def import_wikieval(path: str | Path, project_name: str) -> ImportResult:

@@ -283,3 +283,24 @@ def test_reimporting_a_changed_line_says_so(tmp_path):
     assert "1 of the lines already present differ" in again.summary() and "NOT applied" in again.summary()
     same = import_items(write_jsonl(tmp_path / "b.jsonl", rows[:1]), "i")
     assert same.changed == [] and "differ" not in same.summary()
+
+
+def test_update_applies_changed_lines_only_where_nothing_depends_on_them(tmp_path):
+    from annotation_tasks.models import Predicate, Response
+
+    rows = [{"source_id": "s", "source": "x", "system": "m", "response": "First answer."},
+            {"source_id": "t", "source": "y", "system": "m", "response": "Other."}]
+    path = write_jsonl(tmp_path / "a.jsonl", rows)
+    call_command("import_items", str(path), "--project", "i")
+    rows[1]["response"] = "A corrected answer."
+    write_jsonl(path, rows)
+    call_command("import_items", str(path), "--project", "i", "--update")
+    fixed = Response.objects.get(external_id="t:m")
+    assert fixed.text == "A corrected answer." and [t[0] for t in fixed.tokens][:2] == ["A", "corrected"]
+    assert Response.objects.get(external_id="s:m").text == "First answer."
+    Predicate.objects.create(response=fixed, token_index=1, text="corrected", verb_form="correct")  # parsed now
+    rows[1]["response"] = "Changed again."
+    write_jsonl(path, rows)
+    with pytest.raises(CommandError, match=r"line 2, field response: response 't:m' is already parsed or in a unit"):
+        call_command("import_items", str(path), "--project", "i", "--update")
+    assert Response.objects.get(external_id="t:m").text == "A corrected answer."
