@@ -1,9 +1,10 @@
 """Accessible to every annotator and researcher: axe-core (WCAG 2 A and AA rules) finds no critical or serious
-violation on any page: login, invite, queue, every dashboard tab, and the unit page in each mode (before and
+violation on any page: login, invite, queue, every dashboard tab, and the unit page in each mode (QASem, FActScore, validation, Ragas) (before and
 after Start, preview included). axe-core is the pinned dev dependency in frontend/package.json; Playwright
 injects it into the real page (it walks the element's open shadow root too)."""
 from __future__ import annotations
 
+import json
 import os
 import re
 from pathlib import Path
@@ -11,9 +12,10 @@ from pathlib import Path
 import pytest
 from django.contrib.auth import get_user_model
 
-from annotation_tasks.models import Assignment, Batch, ProjectMembership, Unit, Worker
+from annotation_tasks.models import Assignment, Batch, Project, ProjectMembership, Unit, Worker
+from annotation_tasks.services.imports import import_wikieval
 from annotation_tasks.services.tokens import assignment_token, invite_token, unit_entry_path
-from annotation_tasks.services.units import compose_validation_units
+from annotation_tasks.services.units import compose_units, compose_validation_units
 from tests.e2e.conftest import REPO
 from tests.work.builders import make_unit
 
@@ -123,9 +125,16 @@ def test_login_invite_and_queue_pages(live_server, page, audit):
     audit.assert_clean()
 
 
-@pytest.mark.parametrize("mode", ["qasem", "factscore", "validation", "preview"])
-def test_unit_page_in_each_mode(live_server, page, audit, mode):
-    if mode == "factscore":
+@pytest.mark.parametrize("mode", ["qasem", "factscore", "validation", "ragas", "preview"])
+def test_unit_page_in_each_mode(live_server, page, audit, mode, tmp_path):
+    if mode == "ragas":
+        from tests.e2e.test_ragas_e2e import ROW
+
+        rows = tmp_path / "wikieval.jsonl"
+        rows.write_text(json.dumps(ROW) + "\n", encoding="utf-8")
+        import_wikieval(rows, "A11y ragas")
+        (unit,) = compose_units(Batch.objects.create(project=Project.objects.get(name="A11y ragas"), name="b"))
+    elif mode == "factscore":
         unit = make_unit("A11y facts", protocol=["fact_labeling"], with_facts=True, n_qas=1, n_responses=1)
     elif mode == "validation":
         first = make_unit("A11y validation", protocol=["qa_validation", "span_coverage", "qa_support"], n_qas=2,
