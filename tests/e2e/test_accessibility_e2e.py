@@ -1,7 +1,7 @@
 """Accessible to every annotator and researcher: axe-core (WCAG 2 A and AA rules) finds no critical or serious
-violation on any page: login, invite, queue, every dashboard tab, and the unit page in each mode (QASem, FActScore, validation, Ragas) (before and
-after Start, preview included). axe-core is the pinned dev dependency in frontend/package.json; Playwright
-injects it into the real page (it walks the element's open shadow root too)."""
+violation on any page: login, invite, queue, every dashboard tab, and the unit page in each mode (QASem,
+FActScore, validation, Ragas, platform preview; before and after Start). axe-core is the pinned dev dependency in
+frontend/package.json; Playwright injects it into the real page (it walks the element's open shadow root too)."""
 from __future__ import annotations
 
 import json
