@@ -421,6 +421,9 @@ class QualityDecisionSerializer(serializers.ModelSerializer):
         read_only_fields = fields
 
 
+SERVER_ONLY_PARAMS = frozenset({"path", "upload"})  # Job params that name places on the server
+
+
 class JobSerializer(serializers.ModelSerializer):
     progress = serializers.FloatField(read_only=True)
     stalled = serializers.SerializerMethodField(
@@ -435,6 +438,12 @@ class JobSerializer(serializers.ModelSerializer):
             "error", "result", "created_at", "started_at", "heartbeat_at", "finished_at",
         ]
         read_only_fields = fields
+
+    def to_representation(self, job: Job) -> dict:
+        data = super().to_representation(job)
+        # Where the server keeps files is none of an API client's business (older import Jobs kept the path).
+        data["params"] = {k: v for k, v in (data.get("params") or {}).items() if k not in SERVER_ONLY_PARAMS}
+        return data
 
     def get_stalled(self, job: Job) -> bool:
         return jobs.is_stalled(job)

@@ -58,3 +58,11 @@ def test_a_stalled_import_keeps_its_file_for_the_resume(world, tmp_path, setting
     assert "path" not in job.params
     done = uploads.run_import_job(job.pk)
     assert done.status == Job.Status.DONE and files_under(tmp_path / "uploads") == []
+
+
+def test_older_import_jobs_with_a_server_path_do_not_show_it(world, as_user):  # noqa: F811
+    job = Job.objects.create(project=world.a, kind=Job.Kind.IMPORT, status=Job.Status.DONE,
+                             params={"file": "items.jsonl", "path": "/srv/factcrowd/var/uploads/1/abc/items.jsonl",
+                                     "format": "items", "system": ""})
+    answer = as_user("alice").get(f"/api/jobs/{job.pk}/").json()
+    assert answer["params"] == {"file": "items.jsonl", "format": "items", "system": ""}
