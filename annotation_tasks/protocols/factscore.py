@@ -26,8 +26,8 @@ def _new_fact(item: dict, path: str, shown_facts: set, fact_response: dict, sent
     edited_from = item.get("edited_from") or []
     if not isinstance(text, str) or not text.strip():
         errors.add(f"{path}.text", "a new fact needs its text")
-    elif text_error(text):
-        errors.add(f"{path}.text", text_error(text))
+    elif (fact_error := text_error(text)) is not None:
+        errors.add(f"{path}.text", fact_error)
     elif rid not in sentence_counts:
         errors.add(f"{path}.response_id", "not a response of this unit")
     elif not isinstance(sidx, int) or isinstance(sidx, bool) or not 0 <= sidx < max(sentence_counts[rid], 1):

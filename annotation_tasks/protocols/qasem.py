@@ -102,8 +102,8 @@ def _qa_labels(labels, shown_qas: set, errors: Errors) -> dict[int, dict]:
             errors.add(f"{path}.supported", "must be true or false")
         elif not is_bool(item.get("derived_from_span", False)):
             errors.add(f"{path}.derived_from_span", "must be true or false")
-        elif text_error(item.get("note", "") or ""):
-            errors.add(f"{path}.note", text_error(item.get("note", "") or ""))
+        elif (note_error := text_error(item.get("note", "") or "")) is not None:
+            errors.add(f"{path}.note", note_error)
         else:
             qas[qid] = {"supported": item["supported"], "derived": item.get("derived_from_span", False),
                         "note": item.get("note", "") or "", "index": i}

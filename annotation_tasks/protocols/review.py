@@ -91,7 +91,7 @@ def pairwise_context(unit_ids: list[int]) -> dict[int, dict[str, Any]]:
             if pref.response_a_id is not None and pref.response_b_id is not None:
                 sides = [{"label": label, "kind": "response", "response_id": r.pk, "response": r.external_id,
                           "system": r.system, "text": r.text}
-                         for label, r in (("A", pref.response_a), ("B", pref.response_b))]
+                         for label, r in (("A", pref.response_a), ("B", pref.response_b)) if r is not None]
             else:
                 sides = [{"label": label, "kind": "context", "index": i,
                           "text": passages[i] if i is not None and i < len(passages) else ""}
@@ -112,10 +112,10 @@ class QASemReview(ProtocolReview):
         rows: list[dict[str, Any]] = []
         for r in payload["responses"]:
             for s in r["spans"]:
-                got = spans.get(s["id"])
+                covered = spans.get(s["id"])
                 rows.append({"level": "span", "item_id": s["id"], "response_id": r["id"], "response_label": r["label"],
                              "text": s["text"], "start": s["start"], "end": s["end"], "qa_ids": s["qa_ids"],
-                             "answer": None if got is None else ("covered" if got else "not_covered")})
+                             "answer": None if covered is None else ("covered" if covered else "not_covered")})
             for q in r["qas"]:
                 got = qas.get(q["id"])
                 rows.append({
@@ -123,7 +123,7 @@ class QASemReview(ProtocolReview):
                     "question": q["question"], "answer_text": q["answer"], "answer_start": q["answer_start"],
                     "answer_end": q["answer_end"],
                     "answer": None if got is None else ("supported" if got["supported"] else "not_supported"),
-                    "derived_from_span": bool(got and got["derived_from_span"]), "note": (got or {}).get("note", ""),
+                    "derived_from_span": bool(got and got["derived_from_span"]), "note": got["note"] if got else "",
                 })
         for aspect, score in assignment.preferences.order_by("aspect").values_list("aspect", "score"):
             rows.append({"level": "pairwise", "item_id": assignment.unit_id, "aspect": aspect, "response_id": None,
