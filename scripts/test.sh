@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Runs every test: ruff, the frontend's Vitest suite, and pytest (unit, integration, e2e in headless
+# Runs every test: ruff, import-linter and mypy, the frontend's Vitest suite, and pytest (unit, integration, e2e in headless
 # Chromium) on SQLite; then the pytest suite again on PostgreSQL when TEST_POSTGRES_URL is set (and the production
 # topology suite, tests/topology, when TEST_REDIS_URL is set too).
 set -euo pipefail
@@ -7,7 +7,9 @@ cd "$(dirname "$0")/.."
 bash scripts/setup.sh
 export PATH="$PWD/.venv/bin:$PATH"
 
-ruff check .
+ruff check .          # style, and cyclomatic complexity <= 15 (exceptions listed in pyproject.toml)
+lint-imports          # the boundaries of docs/architecture.md (contracts in pyproject.toml)
+mypy                  # the pure packages and the plug-in interfaces (files in pyproject.toml)
 if [ -f frontend/package.json ]; then
   (cd frontend && npx vitest run)
 fi
