@@ -6,7 +6,10 @@ Fleiss' kappa, Krippendorff's alpha, unanimity, majority labels and per-worker a
 Target: < 3 s and < 1 GB peak RSS. Run:  OMP_NUM_THREADS=1 .venv/bin/python bench/bench_report.py
 
 With --from-db N the same shape (N items × 3 workers, QA labels) is written to a throw-away SQLite database
-and the whole `build_report` (queryset → frames → analysis) is timed: the cost of reading the labels.
+(or --database-url postgres://..., created if missing) and the labels frame alone, then the whole `build_report`
+(queryset → frames → analysis), are timed: the cost of reading the labels. Peak RSS of that mode includes writing
+the labels; the RSS before the report is printed too.
+  .venv/bin/python bench/bench_report.py --from-db 333334 --database-url postgres://factcrowd:factcrowd@127.0.0.1:5432/factcrowd_bench_report
 """
 from __future__ import annotations
 
@@ -57,25 +60,71 @@ def run(labels: pd.DataFrame) -> dict:
     return {"agreement": agreement, "n_workers": len(workers), "n_majority": len(majority)}
 
 
-def run_from_db(n_items: int, n_workers: int) -> None:
-    """Write n_items QAs with n_workers labels each to a temporary SQLite db, then time build_report."""
+def run_from_db(n_items: int, n_workers: int, database_url: str = "") -> None:
+    """Write n_items QAs with n_workers labels each to a temporary SQLite db (or the PostgreSQL database
+    `database_url`, created if missing, a fresh project each run), then time the labels frame and build_report."""
     import tempfile
 
     os.environ["FACTCROWD_VAR_DIR"] = tempfile.mkdtemp(prefix="bench_report_")
     os.environ.pop("DATABASE_URL", None)
+    if database_url:
+        from urllib.parse import urlparse
+
+        import psycopg
+
+        parts = urlparse(database_url)
+        with psycopg.connect(parts._replace(path="/postgres").geturl(), autocommit=True) as conn:
+            if not conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", (parts.path.lstrip("/"),)).fetchone():
+                conn.execute(f'CREATE DATABASE "{parts.path.lstrip("/")}"')
+        os.environ["DATABASE_URL"] = database_url
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "backend.settings")
     import django
 
     django.setup()
     from django.core.management import call_command
 
-    from annotation_tasks.models import QA, Assignment, Predicate, Project, QALabel, Response, Source, Unit, Worker
+    from annotation_tasks.models import Project
     from annotation_tasks.services.reports import build_report
 
     call_command("migrate", verbosity=0)
+    name = f"bench {n_items}x{n_workers}"
+    project = Project.objects.filter(name=name).first() if database_url else None
+    if project is None:  # PostgreSQL keeps the project between runs: written once, read many times
+        _write_labels(name, n_items, n_workers)
+        project = Project.objects.get(name=name)
+    else:
+        print(f"reusing the labels of project {name!r}")
+    import gc
+
+    from django.db import connection
+
+    from annotation_tasks.services.frames import labels_frame
+
+    gc.collect()
+    rss_before = _rss_mib()
+    start = time.perf_counter()
+    frame = labels_frame(project, levels=["qa"])
+    frame_seconds = time.perf_counter() - start
+    frame_rss = _rss_mib() - rss_before
+    del frame
+    gc.collect()
+    start = time.perf_counter()
+    report = build_report(project.name)
+    seconds = time.perf_counter() - start
+    row = report["agreement"][0]
+    peak_mib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(f"labels frame from {connection.vendor}: {frame_seconds:.3f} s (+{frame_rss:.0f} MiB RSS); "
+          f"build_report: {seconds:.3f} s for {row['n_labels']:,} labels (fleiss {row['fleiss_kappa']:.4f}); "
+          f"peak RSS MiB of the whole run (writing the labels included): {peak_mib:.0f}; "
+          f"RSS before the report {rss_before:.0f} MiB; load {os.getloadavg()[0]:.2f}")
+
+
+def _write_labels(name: str, n_items: int, n_workers: int) -> None:
+    from annotation_tasks.models import QA, Assignment, Predicate, Project, QALabel, Response, Source, Unit, Worker
+
     labels = make_labels(n_items, n_workers)
     start = time.perf_counter()
-    project = Project.objects.create(name="bench")
+    project = Project.objects.create(name=name)
     source = Source.objects.create(project=project, external_id="s")
     response = Response.objects.create(project=project, source=source, external_id="r", system="m", text="x")
     predicate = Predicate.objects.create(response=response, token_index=0, text="x")
@@ -96,13 +145,14 @@ def run_from_db(n_items: int, n_workers: int) -> None:
     )
     QALabel.objects.bulk_create(rows, batch_size=5000)
     print(f"wrote {len(labels):,} QA labels in {time.perf_counter() - start:.1f} s")
-    start = time.perf_counter()
-    report = build_report("bench")
-    seconds = time.perf_counter() - start
-    row = report["agreement"][0]
-    peak_mib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    print(f"build_report from SQLite: {seconds:.3f} s for {row['n_labels']:,} labels "
-          f"(fleiss {row['fleiss_kappa']:.4f}); peak RSS MiB: {peak_mib:.0f}")
+
+
+def _rss_mib() -> float:
+    with open("/proc/self/status") as status:
+        for line in status:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+    return float("nan")
 
 
 def main() -> None:
@@ -110,9 +160,10 @@ def main() -> None:
     parser.add_argument("--items", type=int, default=333_334)
     parser.add_argument("--workers", type=int, default=3)
     parser.add_argument("--from-db", type=int, default=0, metavar="N", help="time build_report over N items in SQLite")
+    parser.add_argument("--database-url", default="", help="with --from-db: this PostgreSQL database instead")
     args = parser.parse_args()
     if args.from_db:
-        run_from_db(args.from_db, args.workers)
+        run_from_db(args.from_db, args.workers, args.database_url)
         return
     labels = make_labels(args.items, args.workers)
     start = time.perf_counter()
