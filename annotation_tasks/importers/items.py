@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from annotation_tasks.importers.base import ImportFormatError, Where, check_type, read_csv, read_jsonl
-from annotation_tasks.importers.common import BULK, ImportResult, sources_by_external_id, start_import
+from annotation_tasks.importers.common import BULK, ImportResult, in_chunks, sources_by_external_id, start_import
 from annotation_tasks.importers.tokenize import split_sentences, tokenize
 from annotation_tasks.models import Project, Response, Source
 
@@ -155,22 +155,25 @@ def write(project: Project, records: list[ItemRecord], file_name: str, *, update
     Source.objects.bulk_create(new_sources, batch_size=BULK)
     sources.update({s.external_id: s for s in new_sources})
     result.created["sources"] += len(new_sources)
-    responses = []
-    for r in todo:
-        tokens = tokenize(r.response)
-        responses.append(
-            Response(
-                project=project,
-                source=sources[r.source_id],
-                external_id=r.response_id,
-                system=r.system,
-                text=r.response,
-                tokens=tokens,
-                sentences=split_sentences(r.response, tokens),
+    # Tokens are tens of Python objects per word: build and insert them a chunk at a time, so a 200 MB upload
+    # holds one chunk's tokens, not the file's (bench/bench_import_memory.py).
+    for chunk in in_chunks(todo, BULK):
+        responses = []
+        for r in chunk:
+            tokens = tokenize(r.response)
+            responses.append(
+                Response(
+                    project=project,
+                    source=sources[r.source_id],
+                    external_id=r.response_id,
+                    system=r.system,
+                    text=r.response,
+                    tokens=tokens,
+                    sentences=split_sentences(r.response, tokens),
+                )
             )
-        )
-    Response.objects.bulk_create(responses, batch_size=BULK)
-    result.created["responses"] += len(responses)
+        Response.objects.bulk_create(responses, batch_size=BULK)
+        result.created["responses"] += len(responses)
     return result
 
 
