@@ -45,9 +45,10 @@ def slot_holders(assignments: QuerySet[Assignment], project_id: int | Any) -> Qu
     return holders.exclude(worker__user__is_superuser=True).exclude(worker__user_id__in=researchers.values("user_id"))
 
 
-def active_count(unit_id: int) -> int:
-    """Active assignments that hold a slot of the unit (see slot_holders)."""
-    project_id = Unit.objects.filter(pk=unit_id).values("project_id")[:1]
+def active_count(unit_id: int, project_id: int | None = None) -> int:
+    """Active assignments that hold a slot of the unit (see slot_holders); give the unit's project_id when known."""
+    if project_id is None:
+        project_id = Unit.objects.filter(pk=unit_id).values("project_id")[:1]
     return slot_holders(Assignment.objects.filter(unit_id=unit_id, status__in=ACTIVE), project_id).count()
 
 
@@ -173,13 +174,14 @@ def next_assignment(worker: Worker, project: Project, mode: str | None = None) -
             # quality control decides whether this worker's next unit is a gold one (oldest first within each group)
             ids = gold_first(worker, project, rows)
             if connection.vendor == "sqlite":
-                found = Unit.objects.filter(pk__in=ids)
+                found = Unit.objects.select_related("batch").filter(pk__in=ids)
             else:
-                found = Unit.objects.select_for_update(skip_locked=True).filter(pk__in=ids).order_by("id")
+                found = (Unit.objects.select_for_update(skip_locked=True, of=("self",)).select_related("batch")
+                         .filter(pk__in=ids).order_by("id"))
             by_id = {u.pk: u for u in found}
             locked = [by_id[i] for i in ids if i in by_id]
             for unit in locked:
-                if active_count(unit.pk) < unit.assignments_wanted:
+                if active_count(unit.pk, project.pk) < unit.assignments_wanted:
                     try:
                         with transaction.atomic():
                             return _create(unit, worker), False
