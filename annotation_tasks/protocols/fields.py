@@ -1,7 +1,7 @@
 """Checks shared by protocols' validators; every problem is added with the JSON path of the value."""
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping
+from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
 from annotation_tasks.protocols.base import Errors
@@ -65,3 +65,22 @@ def require_all(shown: Collection, given: Collection, path: str, message: str, e
     """One error at `path` for each shown id without a label, in id order (message formatted with the id)."""
     for ident in sorted(set(shown) - set(given)):
         errors.add(path, message.format(ident))
+
+
+def pairwise_scores(labels: Mapping, wanted: Sequence[str], errors: Errors) -> dict[str, int]:
+    """labels["pairwise"] as {aspect: score 1-5}: each aspect one of `wanted` (listed in that order in the error),
+    at most once, and every wanted aspect scored. Shared by the protocols that compare two things."""
+    scores: dict[str, int] = {}
+    for i, item in enumerate(as_list(labels, "pairwise", errors)):
+        path = f"labels.pairwise[{i}]"
+        aspect, score = item_id(item, "aspect"), item_id(item, "score")
+        if aspect not in wanted:
+            errors.add(f"{path}.aspect", f"must be one of {', '.join(wanted)}")
+        elif aspect in scores:
+            errors.add(f"{path}.aspect", "given twice")
+        elif not is_score(score):
+            errors.add(f"{path}.score", "must be an integer from 1 to 5")
+        else:
+            scores[aspect] = score
+    require_all(wanted, scores, "labels.pairwise", "aspect {} has no score", errors)
+    return scores

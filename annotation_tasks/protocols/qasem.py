@@ -24,7 +24,15 @@ from annotation_tasks.models import (
 )
 from annotation_tasks.models.projects import Protocol
 from annotation_tasks.protocols.base import AnnotationProtocol, Errors, LabelLevel, Shown, Submission
-from annotation_tasks.protocols.fields import as_list, flags, is_bool, is_score, item_id, require_all, text_error
+from annotation_tasks.protocols.fields import (
+    as_list,
+    flags,
+    is_bool,
+    item_id,
+    pairwise_scores,
+    require_all,
+    text_error,
+)
 
 RAG_ASPECTS = ["faithfulness", "relevance"]
 PLAIN_ASPECTS = ["consistency"]
@@ -124,23 +132,6 @@ def _supported_under_uncovered(spans: dict[int, bool], qas: dict[int, dict], err
                        f"span {span_id} is not covered, so its QA cannot be supported")
 
 
-def _pairwise_labels(labels, wanted: list[str], errors: Errors) -> dict[str, int]:
-    scores: dict[str, int] = {}
-    for i, item in enumerate(as_list(labels, "pairwise", errors)):
-        path = f"labels.pairwise[{i}]"
-        aspect, score = item_id(item, "aspect"), item_id(item, "score")
-        if aspect not in wanted:
-            errors.add(f"{path}.aspect", f"must be one of {', '.join(sorted(wanted))}")
-        elif aspect in scores:
-            errors.add(f"{path}.aspect", "given twice")
-        elif not is_score(score):
-            errors.add(f"{path}.score", "must be an integer from 1 to 5")
-        else:
-            scores[aspect] = score
-    require_all(wanted, scores, "labels.pairwise", "aspect {} has no score", errors)
-    return scores
-
-
 class QASemProtocol(AnnotationProtocol):
     mode = Unit.Mode.QASEM.value
     label_levels = (
@@ -188,7 +179,7 @@ class QASemProtocol(AnnotationProtocol):
             require_all(shown_qas, qas, "labels.qas", "QA {} is not labeled", errors)
             _supported_under_uncovered(spans, qas, errors)
         pairwise = pairwise_section(submission.unit, submission.responses)
-        scores = _pairwise_labels(labels, pairwise["aspects"], errors) if pairwise else {}
+        scores = pairwise_scores(labels, sorted(pairwise["aspects"]), errors) if pairwise else {}
         return {"spans": spans, "qas": qas, "pairwise": scores}
 
     def write(self, assignment: Assignment, submission: Submission, clean: dict[str, Any]) -> None:

@@ -19,7 +19,7 @@ from typing import Any
 from annotation_tasks.models import Assignment, PairwisePreference, Response, Unit
 from annotation_tasks.models.projects import Protocol
 from annotation_tasks.protocols.base import AnnotationProtocol, Errors, Shown, Submission
-from annotation_tasks.protocols.fields import as_list, is_score, item_id, require_all
+from annotation_tasks.protocols.fields import pairwise_scores
 
 Aspect = PairwisePreference.Aspect
 ANSWER_ASPECTS = (Aspect.FAITHFULNESS.value, Aspect.ANSWER_RELEVANCE.value)
@@ -81,19 +81,7 @@ class RagasProtocol(AnnotationProtocol):
         if not compared:
             errors.add("labels.pairwise", "this unit has nothing to compare")
             return {}
-        scores: dict[str, int] = {}
-        for i, item in enumerate(as_list(submission.labels, "pairwise", errors)):
-            path = f"labels.pairwise[{i}]"
-            aspect, score = item_id(item, "aspect"), item_id(item, "score")
-            if aspect not in compared:
-                errors.add(f"{path}.aspect", f"must be one of {', '.join(compared)}")
-            elif aspect in scores:
-                errors.add(f"{path}.aspect", "given twice")
-            elif not is_score(score):
-                errors.add(f"{path}.score", "must be an integer from 1 to 5")
-            else:
-                scores[aspect] = score
-        require_all(compared, scores, "labels.pairwise", "aspect {} has no score", errors)
+        scores = pairwise_scores(submission.labels, list(compared), errors)
         return {aspect: {**compared[aspect], "score": score} for aspect, score in scores.items()}
 
     def write(self, assignment: Assignment, submission: Submission, clean: dict[str, Any]) -> None:
