@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from django.http import StreamingHttpResponse
+from django.http import FileResponse, StreamingHttpResponse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import status
@@ -20,7 +20,9 @@ from rest_framework.response import Response
 
 from annotation_tasks.api.serializers import JobSerializer, ParseRequestSerializer, UploadSerializer
 
-EXPORT_FORMATS = ("qasem-release", "factscore", "qa-jsonl")
+# What a download can be: every line format of services.exports and the dataset folder (as a zip).
+EXPORT_FORMATS = ("qasem-release", "factscore", "qa-jsonl", "campaign-items", "hf-dataset")
+AGGREGATIONS = ("majority", "dawid_skene", "glad", "mace")
 
 
 class ProjectOperationsMixin:
@@ -82,29 +84,76 @@ class ProjectOperationsMixin:
     @extend_schema(
         parameters=[
             OpenApiParameter("export_format", str, required=True, enum=list(EXPORT_FORMATS)),
+            OpenApiParameter("aggregation", str, required=False, enum=list(AGGREGATIONS),
+                             description="the model whose label the export writes (default majority)"),
+            OpenApiParameter("file", str, required=False, enum=["jsonl", "csv"],
+                             description="csv: the same records as a CSV (lists and objects as JSON cells)"),
             OpenApiParameter("no_majority", bool, required=False, description="qasem-release: the bare schema"),
+            OpenApiParameter("with_platform_ids", bool, required=False,
+                             description="qa-jsonl, hf-dataset: each voter's platform id beside its pseudonym"),
         ],
-        responses={(200, "application/jsonl"): OpenApiResponse(OpenApiTypes.BINARY, description="JSON lines")},
+        responses={(200, "application/jsonl"): OpenApiResponse(OpenApiTypes.BINARY, description="JSON lines"),
+                   (200, "text/csv"): OpenApiResponse(OpenApiTypes.BINARY, description="CSV"),
+                   (200, "application/zip"): OpenApiResponse(OpenApiTypes.BINARY, description="hf-dataset folder")},
     )
     @action(detail=True, methods=["get"], pagination_class=None, filter_backends=[])
-    def export(self, request: Request, pk: str | None = None) -> StreamingHttpResponse:
-        """Download an export, streamed line by line (byte-identical to `manage.py export`)."""
+    def export(self, request: Request, pk: str | None = None) -> StreamingHttpResponse | FileResponse:
+        """Download an export: JSON lines streamed line by line (byte-identical to `manage.py export`), its CSV,
+        or a Hugging Face dataset folder as a zip (what `export --format hf-dataset` writes)."""
         project = self.get_object()
-        fmt = request.query_params.get("export_format", "")
-        if fmt not in EXPORT_FORMATS:
-            raise ValidationError({"export_format": f"one of {', '.join(EXPORT_FORMATS)}"})
+        fmt, options, as_csv = _export_request(request.query_params)
         from annotation_tasks.services import exports
 
-        options = {}
-        if fmt == "qasem-release":
-            options["include_majority"] = request.query_params.get("no_majority", "") not in ("1", "true")
-        lines = exports.export_lines(project.name, fmt, **options)  # raises before streaming when it cannot run
+        safe_name = "".join(c if c.isalnum() or c in "-_" else "_" for c in project.name)
+        try:
+            if as_csv or fmt in exports.DATASET_FORMATS:
+                handle, suffix = exports.export_download(project.name, fmt, as_csv=as_csv, **options)
+                content_type = "application/zip" if suffix.endswith(".zip") else "text/csv; charset=utf-8"
+                return FileResponse(handle, as_attachment=True, filename=f"{safe_name}.{suffix}",
+                                    content_type=content_type)
+            lines = exports.export_lines(project.name, fmt, **options)  # raises before streaming when it cannot run
+        except exports.ExportError as exc:
+            raise ValidationError({"export_format": str(exc)}) from exc
 
         def body() -> Iterator[bytes]:
             for line in lines:
                 yield (line + "\n").encode("utf-8")
 
         response = StreamingHttpResponse(body(), content_type="application/jsonl; charset=utf-8")
-        safe_name = "".join(c if c.isalnum() or c in "-_" else "_" for c in project.name)
         response["Content-Disposition"] = f'attachment; filename="{safe_name}.{fmt}.jsonl"'
         return response
+
+
+_FLAGS = {"": False, "0": False, "false": False, "1": True, "true": True}
+
+
+def _flag(params, name: str) -> bool:
+    value = params.get(name, "").strip().lower()
+    if value not in _FLAGS:
+        raise ValidationError({name: "true or false"})
+    return _FLAGS[value]
+
+
+def _export_request(params) -> tuple[str, dict, bool]:
+    """(format, exporter options, as CSV) of an export request, every query parameter checked by name."""
+    fmt = params.get("export_format", "")
+    if fmt not in EXPORT_FORMATS:
+        raise ValidationError({"export_format": f"one of {', '.join(EXPORT_FORMATS)}"})
+    aggregation = params.get("aggregation", "") or "majority"
+    if aggregation not in AGGREGATIONS:
+        raise ValidationError({"aggregation": f"one of {', '.join(AGGREGATIONS)}"})
+    file = params.get("file", "") or "jsonl"
+    if file not in ("jsonl", "csv"):
+        raise ValidationError({"file": "jsonl or csv"})
+    options: dict = {"aggregation": aggregation}
+    if _flag(params, "no_majority"):
+        if fmt != "qasem-release":
+            raise ValidationError({"no_majority": "only for qasem-release"})
+        options["include_majority"] = False
+    elif fmt == "qasem-release":
+        options["include_majority"] = True
+    if _flag(params, "with_platform_ids"):
+        if fmt not in ("qa-jsonl", "hf-dataset"):
+            raise ValidationError({"with_platform_ids": "only for qa-jsonl and hf-dataset"})
+        options["with_platform_ids"] = True
+    return fmt, options, file == "csv"

@@ -160,3 +160,34 @@ def export_dataset(project_name: str, out_dir: str | Path, *, aggregation: str =
                                 description=project.description, with_csv=csv)
     except hf_dataset.DatasetExportError as exc:
         raise ExportError(str(exc)) from exc
+
+
+def export_download(project_name: str, fmt: str, *, as_csv: bool = False, **options) -> tuple[TextIO | Any, str]:
+    """An export as one downloadable file, opened for reading: (binary file, file name suffix).
+
+    Line formats stream without this (export_lines); the CSV of a JSONL export needs two passes over the records
+    and a dataset is a folder, so both are written into a private temporary folder first (a zip for the
+    dataset). The folder is removed before returning: the open handle keeps the file readable until it is
+    closed, so nothing is left on the server's disk whatever happens to the download.
+    """
+    import shutil
+    import zipfile
+
+    workdir = Path(tempfile.mkdtemp(prefix="factcrowd-export-"))
+    try:
+        if fmt in DATASET_FORMATS:
+            folder = workdir / "dataset"
+            export_dataset(project_name, folder, csv=as_csv, **options)
+            target, suffix = workdir / "dataset.zip", f"{fmt}.zip"
+            with zipfile.ZipFile(target, "w", compression=zipfile.ZIP_DEFLATED) as archive:
+                for path in sorted(folder.rglob("*")):
+                    if path.is_file():
+                        archive.write(path, path.relative_to(folder).as_posix())
+        else:
+            jsonl = workdir / "export.jsonl"
+            export_to_path(project_name, fmt, jsonl, csv=as_csv, **options)
+            target, suffix = (csv_path_for(jsonl), f"{fmt}.csv") if as_csv else (jsonl, f"{fmt}.jsonl")
+        handle = target.open("rb")
+    finally:
+        shutil.rmtree(workdir, ignore_errors=True)
+    return handle, suffix

@@ -74,3 +74,51 @@ def test_report_is_the_report_service_dict(world, as_user):
     assert answer.json() == json.loads(json.dumps(build_report(world.a)))
     assert as_user("alice").get(f"/api/projects/{world.a.pk}/report/", {"by": "color"}).status_code == 400
     assert as_user("ann").get(f"/api/projects/{world.a.pk}/report/").status_code == 403
+
+
+def test_export_offers_every_format_the_cli_has():
+    from annotation_tasks.api.operations import AGGREGATIONS, EXPORT_FORMATS
+    from annotation_tasks.services import exports
+
+    assert set(EXPORT_FORMATS) == {*exports.FORMATS, *exports.DATASET_FORMATS}
+    assert tuple(AGGREGATIONS) == tuple(exports.AGGREGATIONS)
+
+
+def test_export_csv_and_aggregation_match_the_cli(world, as_user, tmp_path):
+    client = as_user("alice")
+    answer = client.get(f"/api/projects/{world.a.pk}/export/",
+                        {"export_format": "qa-jsonl", "file": "csv", "aggregation": "dawid_skene"})
+    assert answer.status_code == 200, answer.content
+    assert answer["Content-Type"].startswith("text/csv") and 'filename="A.qa-jsonl.csv"' in answer["Content-Disposition"]
+    downloaded = b"".join(answer.streaming_content).decode()
+    target = tmp_path / "qa.jsonl"
+    call_command("export", project="A", fmt="qa-jsonl", output=str(target), csv=True, aggregation="dawid_skene")
+    assert downloaded == (tmp_path / "qa.csv").read_text() and downloaded.count("\n") > 1
+
+
+def test_export_dataset_is_a_zip_of_the_folder_the_cli_writes(world, as_user, tmp_path):
+    import zipfile
+
+    answer = as_user("alice").get(f"/api/projects/{world.a.pk}/export/", {"export_format": "hf-dataset"})
+    assert answer.status_code == 200 and answer["Content-Type"] == "application/zip"
+    archive = tmp_path / "d.zip"
+    archive.write_bytes(b"".join(answer.streaming_content))
+    call_command("export", project="A", fmt="hf-dataset", output=str(tmp_path / "cli"), stderr=io.StringIO())
+    expected = sorted(p.relative_to(tmp_path / "cli").as_posix() for p in (tmp_path / "cli").rglob("*") if p.is_file())
+    with zipfile.ZipFile(archive) as zipped:
+        assert sorted(zipped.namelist()) == expected
+        for name in expected:
+            assert zipped.read(name) == (tmp_path / "cli" / name).read_bytes(), name
+
+
+@pytest.mark.parametrize("params, field", [
+    ({"export_format": "qa-jsonl", "aggregation": "vote"}, "aggregation"),
+    ({"export_format": "qa-jsonl", "file": "xlsx"}, "file"),
+    ({"export_format": "qa-jsonl", "with_platform_ids": "maybe"}, "with_platform_ids"),
+    ({"export_format": "factscore", "with_platform_ids": "true"}, "with_platform_ids"),
+    ({"export_format": "factscore", "no_majority": "true"}, "no_majority"),
+    ({"export_format": "campaign-items"}, "export_format"),  # A is not a campaign project
+])
+def test_export_refuses_bad_parameters_by_name(world, as_user, params, field):
+    answer = as_user("alice").get(f"/api/projects/{world.a.pk}/export/", params)
+    assert answer.status_code == 400 and field in answer.json(), answer.content
