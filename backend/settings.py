@@ -67,6 +67,8 @@ MIDDLEWARE = [
     "annotation_tasks.middleware.FrameAncestorsMiddleware",
     # A body over the limits under /api/ gets a JSON 413 before anything reads it.
     "annotation_tasks.middleware.ApiBodyLimitMiddleware",
+    # A database outage raised by a view is a 503 with Retry-After (JSON under /api/), not a 500.
+    "annotation_tasks.db_outage.DatabaseUnavailableMiddleware",
 ]
 
 ROOT_URLCONF = "backend.urls"
@@ -88,6 +90,12 @@ WSGI_APPLICATION = "backend.wsgi.application"
 
 VAR_DIR.mkdir(parents=True, exist_ok=True)
 DATABASES = {"default": env.db("DATABASE_URL", default=f"sqlite:///{VAR_DIR / 'factcrowd.sqlite3'}")}
+if not DATABASES["default"]["ENGINE"].endswith("sqlite3"):
+    # Persistent connections (one per gunicorn thread): opening a PostgreSQL connection per request cost the web
+    # and the database a backend start each time (bench/bench_load.py). The health check at a request's start
+    # drops a connection the server closed (a PostgreSQL restart) instead of failing the request with it.
+    DATABASES["default"].setdefault("CONN_MAX_AGE", env.int("CONN_MAX_AGE", default=300))
+    DATABASES["default"].setdefault("CONN_HEALTH_CHECKS", env.bool("CONN_HEALTH_CHECKS", default=True))
 # How long an SQLite writer waits for the database-wide write lock before "database is locked".
 SQLITE_BUSY_TIMEOUT_SECONDS = env.int("SQLITE_BUSY_TIMEOUT_SECONDS", default=30)
 if DATABASES["default"]["ENGINE"].endswith("sqlite3"):

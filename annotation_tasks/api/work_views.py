@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from django.conf import settings
-from django.shortcuts import get_object_or_404
+from django.http import Http404
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema
 from rest_framework import permissions, serializers, status
@@ -18,9 +18,8 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from annotation_tasks.api.errors import json_depth_exceeds, json_size
-from annotation_tasks.models import Project
 from annotation_tasks.services import queue, work
-from annotation_tasks.services.local_workers import local_worker_for
+from annotation_tasks.services.local_workers import local_worker
 from annotation_tasks.services.tokens import assignment_token, is_preview_token
 from annotation_tasks.textcheck import json_text_problem
 
@@ -158,11 +157,14 @@ class NextUnitView(APIView):
     def post(self, request: Request) -> Response:
         ser = NextSerializer(data=request.data)
         ser.is_valid(raise_exception=True)
-        project = get_object_or_404(Project, pk=ser.validated_data["project"])
-        worker = local_worker_for(request.user, project)
-        if worker is None:
+        project, may_annotate, blocked = queue.annotator_in(request.user, ser.validated_data["project"])
+        if project is None:
+            raise Http404("No Project matches the given query.")
+        if not may_annotate:
             return Response({"detail": "not an annotator of this project"}, status=status.HTTP_403_FORBIDDEN)
-        assignment = queue.next_assignment(worker, project, mode=ser.validated_data.get("mode") or None)
+        worker = local_worker(request.user)
+        assignment = queue.next_assignment(worker, project, mode=ser.validated_data.get("mode") or None,
+                                           blocked=blocked)
         if assignment is None:
             return Response(status=status.HTTP_204_NO_CONTENT)
         token = assignment_token(assignment)

@@ -16,7 +16,7 @@ from typing import Any
 
 from django.conf import settings
 from django.db import IntegrityError, connection, transaction
-from django.db.models import Count, F, Q, QuerySet
+from django.db.models import Count, Exists, F, OuterRef, Q, QuerySet
 from django.utils import timezone
 
 from annotation_tasks.crowd.local import LocalProvider
@@ -129,13 +129,31 @@ def revive(assignment: Assignment) -> bool:
     return ok
 
 
-def next_assignment(worker: Worker, project: Project, mode: str | None = None) -> Assignment | None:
+def annotator_in(user, project_id: int) -> tuple[Project | None, bool, bool]:
+    """(the project or None, whether the user may annotate it, whether a decision there blocks them), read in one
+    query for POST /api/work/next: members of any role and superusers annotate (services.local_workers)."""
+    member = ProjectMembership.objects.filter(project=OuterRef("pk"), user=user)
+    blocked = WorkerProjectStatus.objects.filter(project=OuterRef("pk"), worker__user=user,
+                                                 status__in=Worker.Status.blocked())
+    project = Project.objects.filter(pk=project_id).annotate(_member=Exists(member), _blocked=Exists(blocked)).first()
+    if project is None:
+        return None, False, False
+    return project, bool(user.is_superuser or project._member), bool(project._blocked)
+
+
+def next_assignment(worker: Worker, project: Project, mode: str | None = None, *,
+                    blocked: bool | None = None) -> Assignment | None:
     """The local annotator's next assignment in `project`: the one they hold, else a new one, else None.
 
     A unit goes to exactly `assignments_wanted` distinct workers, never more. Only units of local batches are
     served (a draft local batch too, so researchers can pilot before launching); platform batches are never.
+    `blocked`: whether a decision in the project blocks the worker, when the caller has read it (annotator_in).
+    This is the annotator's hot path (bench/bench_load.py): one locked query, a count inside the lock, and no
+    query whose answer is known already (tests/work/test_hot_path_queries.py pins the number).
     """
-    if WorkerProjectStatus.blocks(worker, project.pk):  # blocks are per project (services.quality)
+    if blocked is None:
+        blocked = WorkerProjectStatus.blocks(worker, project.pk)
+    if blocked:  # blocks are per project (services.quality)
         return None
     expire_abandoned(project=project)
     now = timezone.now()
@@ -146,15 +164,13 @@ def next_assignment(worker: Worker, project: Project, mode: str | None = None) -
     if current is not None:
         return current
 
-    from annotation_tasks.services.quality import gold_first  # quality imports pandas: load it on first use
-
     def attempt() -> tuple[Assignment | None, bool]:
         """(assignment, all candidates were locked by others)."""
         with transaction.atomic():
             mine = Assignment.objects.filter(worker=worker).values("unit_id")
-            pilots = Q(assignments__worker__user__is_superuser=True) | Q(assignments__worker__user_id__in=list(
-                ProjectMembership.objects.filter(project=project, role=ProjectMembership.Role.RESEARCHER)
-                .values_list("user_id", flat=True)))
+            researchers = ProjectMembership.objects.filter(project=project, role=ProjectMembership.Role.RESEARCHER)
+            pilots = (Q(assignments__worker__user__is_superuser=True)
+                      | Q(assignments__worker__user_id__in=researchers.values("user_id")))
             candidates = (
                 Unit.objects.filter(project=project, status=Unit.Status.OPEN)
                 # units of an MTurk / Prolific batch belong to that platform's workers: a local annotator taking
@@ -171,8 +187,14 @@ def next_assignment(worker: Worker, project: Project, mode: str | None = None) -
             rows = list(candidates.order_by("id").values_list("id", "is_gold")[:_CANDIDATES])
             if not rows:
                 return None, False
-            # quality control decides whether this worker's next unit is a gold one (oldest first within each group)
-            ids = gold_first(worker, project, rows)
+            if len({gold for _, gold in rows}) > 1:
+                # quality control decides whether this worker's next unit is a gold one (oldest first in each
+                # group); with only gold or only ordinary candidates the order is the queue's own either way
+                from annotation_tasks.services.quality import gold_first  # imports pandas: loaded on first use
+
+                ids = gold_first(worker, project, rows)
+            else:
+                ids = [uid for uid, _ in rows]
             if connection.vendor == "sqlite":
                 found = Unit.objects.select_related("batch").filter(pk__in=ids)
             else:
@@ -182,15 +204,16 @@ def next_assignment(worker: Worker, project: Project, mode: str | None = None) -
             locked = [by_id[i] for i in ids if i in by_id]
             for unit in locked:
                 if active_count(unit.pk, project.pk) < unit.assignments_wanted:
-                    try:
-                        with transaction.atomic():
-                            return _create(unit, worker), False
-                    except IntegrityError:
-                        continue
+                    return _create(unit, worker), False
             return None, len(locked) < len(ids)
 
     for _ in range(50):
-        assignment, contended = attempt()
+        try:
+            assignment, contended = attempt()
+        except IntegrityError:
+            # the same worker's concurrent next took that unit first (one active assignment per worker and
+            # unit): the transaction is rolled back as a whole, and the next attempt no longer offers the unit
+            assignment, contended = None, True
         if assignment is not None or not contended:
             return assignment
         time.sleep(0.01)
