@@ -27,6 +27,7 @@ from annotation_tasks.models import (
     Worker,
 )
 from annotation_tasks.models.projects import Protocol
+from annotation_tasks.protocols.display import Display, question
 from annotation_tasks.services import identity, jobs
 from annotation_tasks.services.batches import publish_blockers
 
@@ -113,14 +114,22 @@ class ResponseSerializer(serializers.ModelSerializer):
     predicate_count = serializers.IntegerField(read_only=True)
     qa_count = serializers.IntegerField(read_only=True)
     fact_count = serializers.IntegerField(read_only=True)
+    display = serializers.SerializerMethodField(
+        help_text="The text as workers are shown it (tokenized imports detokenized) and [word, start, end] per token "
+                  "into it; `text` and `tokens` stay as stored."
+    )
 
     class Meta:
         model = Response
         fields = [
             "id", "project", "source", "source_external_id", "external_id", "system", "text", "tokens", "sentences",
-            "metadata", "parsed_at", "parser_backend", "predicate_count", "qa_count", "fact_count",
+            "metadata", "parsed_at", "parser_backend", "predicate_count", "qa_count", "fact_count", "display",
         ]
         read_only_fields = fields
+
+    @extend_schema_field(OpenApiTypes.OBJECT)
+    def get_display(self, response: Response) -> dict:
+        return Display(response.text, response.tokens or []).shown()
 
 
 class PredicateSerializer(serializers.ModelSerializer):
@@ -144,6 +153,9 @@ class QASerializer(serializers.ModelSerializer):
     predicate_token_index = serializers.IntegerField(source="predicate.token_index", read_only=True)
     predicate_kind = serializers.CharField(source="predicate.kind", read_only=True)
     gold = serializers.SerializerMethodField(help_text="Gold value for quality control, or null.")
+    question_shown = serializers.SerializerMethodField(
+        help_text="The question as workers are shown it (a tokenized one detokenized); `question` stays as stored."
+    )
     original = serializers.SerializerMethodField(
         help_text="Question and answer before the first correction (null: never corrected); see qas/{id}/correct/."
     )
@@ -152,14 +164,18 @@ class QASerializer(serializers.ModelSerializer):
         model = QA
         fields = [
             "id", "response", "predicate", "predicate_text", "predicate_token_index", "predicate_kind", "external_id",
-            "question", "answer", "answer_start", "answer_end", "role", "origin", "confidence", "validity", "edited",
-            "original", "order", "gold",
+            "question", "question_shown", "answer", "answer_start", "answer_end", "role", "origin", "confidence",
+            "validity", "edited", "original", "order", "gold",
         ]
         read_only_fields = [f for f in fields if f != "validity"]
 
     @extend_schema_field(OpenApiTypes.STR)
     def get_gold(self, qa: QA) -> str | None:
         return _gold_value(qa)
+
+    @extend_schema_field(OpenApiTypes.STR)
+    def get_question_shown(self, qa: QA) -> str:
+        return question(qa.question)
 
     @extend_schema_field(OpenApiTypes.OBJECT)
     def get_original(self, qa: QA) -> dict | None:

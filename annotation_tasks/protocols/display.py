@@ -105,6 +105,10 @@ class Display:
     def token_rows(self) -> list[list]:
         return [[w, a, b] for w, (a, b) in zip(_token_texts(self.tokens), self.offsets, strict=True)]
 
+    def shown(self) -> dict[str, Any]:
+        """{text, tokens: [[word, start, end]]}: what a screen (the element, the dashboard) highlights tokens in."""
+        return {"text": self.text, "tokens": self.token_rows()}
+
     def span(self, start: Any, end: Any, fallback: str) -> str:
         """The shown text of tokens [start, end); `fallback` (the stored text) when not detokenized."""
         if not self.changed or not isinstance(start, int) or not isinstance(end, int) or not 0 <= start < end <= len(

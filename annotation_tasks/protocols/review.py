@@ -25,6 +25,7 @@ from annotation_tasks.models import (
     Response,
     Unit,
 )
+from annotation_tasks.protocols.display import Display, question
 from annotation_tasks.protocols.registry import UnknownProtocol, available_protocols, get_protocol
 
 PAIRWISE_LABELS: tuple[str, ...] = ("1", "2", "3", "4", "5")
@@ -36,10 +37,6 @@ def level_labels(level: str) -> tuple[str, ...]:
     if level == "pairwise":
         return PAIRWISE_LABELS
     return LABEL_ORDER.get(level, ())
-
-
-def _tokens(response: Response) -> list[str]:
-    return [t[0] for t in (response.tokens or [])]
 
 
 class ProtocolReview:
@@ -72,10 +69,17 @@ class GenericReview(ProtocolReview):
         self.mode = mode  # type: ignore[misc]
 
 
-def _response_part(response: Response) -> dict[str, Any]:
+def _response_part(response: Response, display: Display) -> dict[str, Any]:
+    """The response as its workers were shown it (`display`: text and token offsets, protocols/display.py),
+    and its source's shown text: the adjudicator reads what the workers read."""
+    source = response.source
     return {"response_id": response.pk, "response": response.external_id, "system": response.system,
-            "tokens": _tokens(response), "source_text": response.source.text,
-            "source_question": response.source.question}
+            "display": display.shown(), "source_text": Display(source.text, source.tokens or []).text,
+            "source_question": source.question}
+
+
+def _display(response: Response) -> Display:
+    return Display(response.text, response.tokens or [])
 
 
 def pairwise_context(unit_ids: list[int]) -> dict[int, dict[str, Any]]:
@@ -90,14 +94,15 @@ def pairwise_context(unit_ids: list[int]) -> dict[int, dict[str, Any]]:
                 continue
             if pref.response_a_id is not None and pref.response_b_id is not None:
                 sides = [{"label": label, "kind": "response", "response_id": r.pk, "response": r.external_id,
-                          "system": r.system, "text": r.text}
+                          "system": r.system, "text": _display(r).text}
                          for label, r in (("A", pref.response_a), ("B", pref.response_b)) if r is not None]
             else:
                 sides = [{"label": label, "kind": "context", "index": i,
                           "text": passages[i] if i is not None and i < len(passages) else ""}
                          for label, i in (("A", pref.context_a), ("B", pref.context_b))]
             compared[pref.aspect] = {"sides": sides}
-        out[unit.pk] = {"source_text": unit.source.text, "source_question": unit.source.question,
+        out[unit.pk] = {"source_text": Display(unit.source.text, unit.source.tokens or []).text,
+                        "source_question": unit.source.question,
                         "comparisons": compared}
     return out
 
@@ -134,18 +139,26 @@ class QASemReview(ProtocolReview):
         if level == "span":
             spans = AnswerSpan.objects.filter(pk__in=item_ids).select_related("response__source")
             qa_of: dict[int, list[str]] = defaultdict(list)
-            for span_id, question in AnswerSpan.qas.through.objects.filter(answerspan_id__in=item_ids).values_list(
+            for span_id, text in AnswerSpan.qas.through.objects.filter(answerspan_id__in=item_ids).values_list(
                 "answerspan_id", "qa__question"
             ):
-                qa_of[span_id].append(question)
-            return {s.pk: {**_response_part(s.response), "text": s.text, "start": s.start, "end": s.end,
-                           "questions": qa_of.get(s.pk, [])} for s in spans}
+                qa_of[span_id].append(question(text))
+            out: dict[int, dict[str, Any]] = {}
+            for s in spans:
+                display = _display(s.response)
+                out[s.pk] = {**_response_part(s.response, display), "text": display.span(s.start, s.end, s.text),
+                             "start": s.start, "end": s.end, "questions": qa_of.get(s.pk, [])}
+            return out
         if level == "qa":
             qas = QA.objects.filter(pk__in=item_ids).select_related("response__source", "predicate")
-            return {q.pk: {**_response_part(q.response), "question": q.question, "answer_text": q.answer,
-                           "answer_start": q.answer_start, "answer_end": q.answer_end,
-                           "predicate": q.predicate.text, "predicate_index": q.predicate.token_index}
-                    for q in qas}
+            out = {}
+            for q in qas:
+                display = _display(q.response)
+                out[q.pk] = {**_response_part(q.response, display), "question": question(q.question),
+                             "answer_text": display.span(q.answer_start, q.answer_end, q.answer),
+                             "answer_start": q.answer_start, "answer_end": q.answer_end,
+                             "predicate": q.predicate.text, "predicate_index": q.predicate.token_index}
+            return out
         if level == "pairwise":
             return pairwise_context(item_ids)
         return {}
@@ -184,9 +197,10 @@ class FactScoreReview(ProtocolReview):
             sentences = f.response.sentences or []
             sentence = sentences[f.sentence_index] if f.sentence_index < len(sentences) else {}
             author = f.created_by_assignment
+            display = _display(f.response)
             out[f.pk] = {
-                **_response_part(f.response), "text": f.text, "sentence_index": f.sentence_index,
-                "sentence": sentence.get("text", "") if isinstance(sentence, dict) else "",
+                **_response_part(f.response, display), "text": f.text, "sentence_index": f.sentence_index,
+                "sentence": display.sentence(sentence) if isinstance(sentence, dict) else "",
                 "origin": "human" if author is not None else f.kind,
                 "edited_from": [{"id": e.pk, "text": e.text} for e in f.edited_from.all()],
                 "written_by_assignment": author.pk if author is not None else None,

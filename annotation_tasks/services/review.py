@@ -223,7 +223,7 @@ def _answered_elsewhere(assignment: Assignment, items: list[dict[str, Any]]) -> 
     rows = []
     for (level, item, aspect), label in missing:
         context = contexts.get(level, {}).get(item, {})
-        rows.append({**{k: v for k, v in context.items() if k not in ("tokens", "source_text", "source_question")},
+        rows.append({**{k: v for k, v in context.items() if k not in ("display", "source_text", "source_question")},
                      "level": level, "item_id": item, **({"aspect": aspect} if aspect else {}),
                      "answer": label, "in_payload_now": False})
     return rows
