@@ -9,7 +9,7 @@ function row(key, level, itemId, extra = {}) {
     key, level, item_id: itemId, aspect: null, labels: [], n_votes: 3, counts: { supported: 2, not_supported: 1 },
     majority: 'supported', tie: false, gold: null, disagreement: 0.3333, origin: 'model',
     votes: [{ assignment_id: 1, worker: { id: 1, name: 'w1', pseudonym: 'W-1' }, label: 'supported' }],
-    context: { question: `Q${itemId}?`, answer_text: 'A', tokens: ['A', 'b'], answer_start: 0, answer_end: 1, source_text: 'S' },
+    context: { question: `Q${itemId}?`, answer_text: 'A', display: { text: 'A b', tokens: [['A', 0, 1], ['b', 2, 3]] }, answer_start: 0, answer_end: 1, source_text: 'S' },
     adjudicated: null, ...extra,
   }
 }
