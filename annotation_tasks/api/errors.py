@@ -3,12 +3,14 @@
 - `exception_handler` (DRF's EXCEPTION_HANDLER): DRF's own answers, plus Django's SuspiciousOperation family
   (RequestDataTooBig → 413, TooManyFieldsSent and friends → 400) raised while a view reads the body.
 - `api.parsers.JSONParser`: a body nested too deeply for Python's parser is a 400, not a RecursionError.
+- a database outage (annotation_tasks.db_outage) is a 503 with Retry-After here and in `server_error`.
 - `bad_request` / `not_found` / `server_error` (handler400/404/500 in backend.urls): the same JSON for errors
   raised outside DRF views (middleware reading the body, unknown URLs); other paths keep Django's HTML pages.
 """
 from __future__ import annotations
 
 import json
+import sys
 from typing import Any
 
 from django.core.exceptions import RequestDataTooBig, SuspiciousOperation
@@ -17,6 +19,15 @@ from django.views import defaults
 from rest_framework import status
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
+from rest_framework.views import set_rollback
+
+from annotation_tasks.db_outage import (
+    is_database_outage,
+    log_outage,
+    outage_body,
+    retry_after_seconds,
+    unavailable_response,
+)
 
 API_PREFIX = "/api/"
 
@@ -30,6 +41,11 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
     response = drf_exception_handler(exc, context)
     if response is not None:
         return response
+    if is_database_outage(exc):  # down, restarting or locked: a 503 the element retries (db_outage)
+        set_rollback()
+        log_outage(context["request"], exc)
+        return Response(outage_body(), status=status.HTTP_503_SERVICE_UNAVAILABLE,
+                        headers={"Retry-After": str(retry_after_seconds())})
     if isinstance(exc, RequestDataTooBig):
         return Response({"detail": too_big_message(exc)}, status=status.HTTP_413_REQUEST_ENTITY_TOO_LARGE)
     if isinstance(exc, SuspiciousOperation):
@@ -81,6 +97,9 @@ def permission_denied(request: HttpRequest, exception: Exception | None = None) 
 
 
 def server_error(request: HttpRequest) -> HttpResponse:
+    exc = sys.exc_info()[1]  # Django calls handler500 while handling the exception (e.g. raised in middleware)
+    if exc is not None and is_database_outage(exc):
+        return unavailable_response(request, exc)
     if not _is_api(request):
         return defaults.server_error(request)
     return JsonResponse({"detail": "internal server error; the error is logged"}, status=500)
