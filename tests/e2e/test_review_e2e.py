@@ -250,7 +250,11 @@ def test_written_facts_and_pairwise_aspects_are_adjudicated_by_keyboard(live_ser
         f"() => document.querySelector('[data-testid=adj-item]')?.dataset.key === 'pairwise:{pair_unit.pk}:consistency'")
     page.locator("body").click(position={"x": 5, "y": 5})
     sides = page.get_by_test_id("adj-side").all_inner_texts()
-    texts = [r.text for r in pair_unit.responses.order_by("unit_responses__position")]
+    from annotation_tasks.protocols.display import Display
+
+    # as the workers read them: the builder stores tokens joined by spaces ("Anna visited Lima ."), shown as written
+    texts = [Display(r.text, r.tokens).text for r in pair_unit.responses.order_by("unit_responses__position")]
+    assert all(" ." not in t for t in texts)
     assert len(sides) == 2 and all(t in side for t, side in zip(texts, sides, strict=True)), sides
     page.keyboard.press("3")
     page.keyboard.type("both responses are equally wrong about the cities")
@@ -259,5 +263,51 @@ def test_written_facts_and_pairwise_aspects_are_adjudicated_by_keyboard(live_ser
     assert posted.value.status == 201
     adj = AdjudicatedLabel.objects.get(unit=pair_unit)
     assert (adj.aspect, adj.value, adj.majority) == ("consistency", "3", "2")
+    assert not errors, errors
+    context.close()
+
+
+def test_a_tokenized_import_reads_as_written_in_review_adjudication_and_validation(
+        live_server, chromium, dashboard_js, tmp_path):  # noqa: F811
+    """The QASem release stores "Riverton 's mayor paid $ 4 million ."; the researcher screens show it as the
+    workers read it ("Riverton's mayor paid $4 million."), and mark the answer's words by the tokens' offsets."""
+    from annotation_tasks.models import QA
+    from tests.review.test_review_display import import_tokenized
+
+    project = import_tokenized(tmp_path)
+    expert = get_user_model().objects.create_user("expert", password="pw")
+    ProjectMembership.objects.create(project=project, user=expert, role=ProjectMembership.Role.RESEARCHER)
+    assignment = Assignment.objects.filter(unit__project=project).order_by("id").first()
+    first = QA.objects.get(response__project=project, answer="Riverton 's mayor")
+    written = "Riverton's mayor paid $4 million. He wasn't there in March."
+    context = chromium.new_context(viewport={"width": 1360, "height": 900})
+    page = context.new_page()
+    page.set_default_timeout(20000)
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    login(page, live_server.url, "expert", "pw")
+
+    page.goto(f"{live_server.url}/#/p/{project.pk}/review/{assignment.pk}")
+    row = page.locator(f"[data-testid=review-item][data-level=qa][data-item='{first.pk}']")
+    row.wait_for()
+    assert row.locator("td.context").inner_text().strip() == written
+    assert row.locator("td.context mark").all_inner_texts() == ["Riverton's mayor"]
+    assert "Who paid something?" in row.inner_text() and " 's" not in row.inner_text()
+
+    page.goto(f"{live_server.url}/#/p/{project.pk}/adjudicate/qa:{first.pk}")
+    item = page.locator(f"[data-testid=adj-item][data-key='qa:{first.pk}']")
+    item.wait_for()
+    shown = item.get_by_test_id("adj-context")
+    assert shown.inner_text().strip() == written
+    assert shown.locator("mark").all_inner_texts() == ["Riverton's mayor", "paid"]
+    assert "Riverton's mayor said it cost $4 million in March." in item.inner_text()
+
+    page.goto(f"{live_server.url}/#/p/{project.pk}/validate")
+    page.select_option("select[name=validity]", "")
+    qa_row = page.locator(f"[data-testid=qa-row][data-qa='{first.pk}']")
+    qa_row.wait_for()
+    assert qa_row.locator("td.context").inner_text().strip() == written
+    assert qa_row.locator("td.context mark").all_inner_texts() == ["Riverton's mayor", "paid"]
+    assert "Who paid something?" in qa_row.inner_text()
     assert not errors, errors
     context.close()
