@@ -16,6 +16,7 @@ are deterministic (MACE is seeded). Pure: frames in, frames and dicts out.
 """
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
@@ -126,7 +127,12 @@ def fit(labels: pd.DataFrame, model: str, level: str | None = None) -> Fit:
         items = np.sort(pd.unique(data["task"]))
         workers = np.sort(pd.unique(data["worker"]))
         return Fit(model, level, pd.Series(only, index=items, dtype=object), pd.Series(1.0, index=workers))
-    predicted, competence = FITTERS[model](data)
+    with warnings.catch_warnings():
+        # crowd-kit 1.4.2 still passes inplace= / copy= that pandas 3 deprecates (thousands per fit); the
+        # results are unchanged, and our own code's warnings stay visible.
+        warnings.filterwarnings("ignore", category=DeprecationWarning, module=r"crowdkit\.")
+        warnings.filterwarnings("ignore", category=FutureWarning, module=r"crowdkit\.")
+        predicted, competence = FITTERS[model](data)
     # Back to the frame's item type and a sorted index: crowd-kit orders tasks its own way.
     predicted = predicted.sort_index()
     return Fit(model, level, predicted.astype(object), competence.sort_index())
