@@ -6,6 +6,7 @@ import { flushPromises, mount } from '@vue/test-utils'
 import Review from '../src/dashboard/views/Review.vue'
 import Adjudicate from '../src/dashboard/views/Adjudicate.vue'
 import Validate from '../src/dashboard/views/Validate.vue'
+import DataView from '../src/dashboard/views/DataView.vue'
 import { route } from '../src/dashboard/router.js'
 
 const WORDS = ['Riverton', "'s", 'mayor', 'paid', '$', '4', 'million', 'in', 'March', '.']
@@ -100,6 +101,18 @@ describe('Validate', () => {
     expect(row.text()).toContain('Who paid something?')
     expect(row.find('td.context').text()).toBe(TEXT)
     expect(marked(row.find('td.context'))).toEqual([["Riverton's mayor", 'ans'], ['paid', 'pred']])
+    w.unmount()
+  })
+})
+
+describe('DataView', () => {
+  it('lists a response as written', async () => {
+    const stored = { id: 3, external_id: 'r3', source_external_id: 's1', system: 'bart', text: WORDS.join(' '), display: display(),
+      predicate_count: 1, qa_count: 2, fact_count: 0 }
+    vi.stubGlobal('fetch', serve({ '/responses/': { count: 1, results: [stored] }, '/jobs/': { count: 0, results: [] } }))
+    const w = mount(DataView, { props: { project: { id: 5 } } })
+    await flushPromises()
+    expect(w.find('[data-testid=response-row] td.text').text()).toBe(TEXT)
     w.unmount()
   })
 })
