@@ -19,11 +19,12 @@ from parser.embedded.arguments import (
     governor,
     prep_argument,
 )
-from parser.embedded.linear import DATA_DIR
+from parser.embedded.linear import DATA_DIR, LinearModel, ModelUnavailable, load_linear
 from parser.embedded.questions import EMPTY, VerbInfo, add_qas, make_question
 from parser.embedded.syntax import (
     AUX_DEPS,
     RELATIVE_WORDS,
+    SUBJ_DEPS,
     VERB_TAGS,
     covers,
     first_child,
@@ -31,7 +32,7 @@ from parser.embedded.syntax import (
     subtree_span,
     without,
 )
-from parser.embedded.wordclass import core_wh, filler
+from parser.embedded.wordclass import core_wh, filler, is_person, is_time
 from parser.types import PredicateFrame, QAPair
 
 PRECISION_PATH = DATA_DIR / "verbal_precision.json"
@@ -233,20 +234,38 @@ def verbal_arguments(v: SpacyToken) -> tuple[list[Arg], bool]:
     found = _VerbArgs(v)
     subj = find_subject(v)
     if subj is not None and subj[0][0] < subj[0][1] and not (subj[0][0] <= v.i < subj[0][1]):
-        found.add(Arg("subj", subj[0], subj[1]))
+        found.add(Arg("subj", subj[0], subj[1], rule=_subject_rule(v, subj[1])))
     for c in v.children:
         handler = _HANDLERS.get(c.dep_)
         if handler is not None:
+            before = len(found.args)
             handler(found, c)
+            for arg in found.args[before:]:
+                arg.rule = arg.rule or c.dep_
     if INHERIT_ADJUNCTS and v.dep_ in INHERIT_DEPS and v.head.tag_ in VERB_TAGS:
+        before = len(found.args)
         _inherit_adjuncts(v, found.args)
+        for arg in found.args[before:]:
+            arg.rule = "inherit"
     if not found.has_obj:
+        before = len(found.args)
         _quoted_clause(v, found)
+        for arg in found.args[before:]:
+            arg.rule = "quote"
     if found.particle:
         for arg in found.args:
             if arg.kind == "obj":
                 arg.prep = found.particle
     return [a for a in (_resolve_relative(a, v) for a in found.args) if a is not None], found.has_obj
+
+
+def _subject_rule(v: SpacyToken, head: SpacyToken) -> str:
+    """How the subject was found: the verb's own dependent, or taken from the clause around it (and how)."""
+    if head.head.i == v.i and head.dep_ in SUBJ_DEPS:  # spaCy builds a new Token per access: compare indices
+        return "subj"
+    if v.dep_ == "relcl" and head.i == v.head.i:
+        return "subj_relcl"
+    return f"subj_from_{v.dep_}"
 
 
 def _resolve_relative(arg: Arg, v: SpacyToken) -> Arg | None:
@@ -372,13 +391,90 @@ def _class_confidence(wh: str, role: str) -> float:
     return 1.0
 
 
-def verbal_frame(v: SpacyToken, offset: int, sentence_index: int) -> PredicateFrame:
+VERBAL_ARGUMENT_FEATURE_VERSION = 1
+ARGUMENT_MODEL_PATH = DATA_DIR / "verbal_arguments.json"
+_FUNCTION_TAGS = frozenset({"DT", "IN", "TO", "WDT", "WP", "WRB", "PRP", "PRP$", "CC", "RB", "EX", "MD", "PDT"})
+Candidate = tuple[QAPair, list[list[str]]]
+
+
+def _bucket(n: int) -> str:
+    return str(n) if n < 3 else "3" if n < 5 else "5" if n < 9 else "9"
+
+
+def _verb_context(v: SpacyToken, info: VerbInfo, stem: str, has_obj: bool) -> tuple[str, ...]:
+    """Features every argument of the verb shares: its relation, tag, voice and lemma."""
+    return (f"vdep={v.dep_}", f"vtag={v.tag_}", f"voice={'pass' if info.passive else 'act'}", f"v={stem}",
+            f"hasobj={has_obj}", f"modal={bool(info.modal)}")
+
+
+def argument_features(v: SpacyToken, arg: Arg, span: tuple[int, int], pieces: int, cls: str,
+                      context: tuple[str, ...]) -> list[str]:
+    """Features of one answer span of a verbal QA: the rule that found it, its question class and where it
+    lies, for the scorer trained on QA-SRL GS (parser/training/train_verbal_arguments.py). Spans are
+    sentence-relative token indices of `v.doc`; only a few tokens are read (this runs for every answer)."""
+    rule = arg.rule or arg.kind
+    doc = v.doc
+    start, end = span
+    first, last = doc[start], doc[end - 1]
+    side = "R" if start > v.i else "L"
+    gap = start - v.i if start > v.i else v.i - end + 1
+    feats = ["bias", f"r={rule}", f"cls={cls}", f"r_cls={rule}:{cls}", f"r_vdep={rule}:{v.dep_}",
+             f"r_voice={rule}:{context[2]}", f"len={rule}:{_bucket(end - start)}", f"dist={rule}:{side}{_bucket(gap)}",
+             f"first={rule}:{first.lower_ if first.tag_ in _FUNCTION_TAGS else first.tag_}",
+             f"last={last.tag_}", f"r_last={rule}:{last.tag_}", f"cls_len={cls}:{_bucket(end - start)}", *context]
+    head = arg.head
+    if head is not None:
+        hclass = "person" if is_person(head) else "time" if is_time(head) else "other"
+        feats += [f"htag={rule}:{head.tag_}", f"hdep={rule}:{head.dep_}", f"hclass={cls}:{hclass}"]
+        if head.tag_ in _FUNCTION_TAGS:
+            feats.append(f"hword={rule}:{head.lower_}")
+    if pieces > 1:
+        feats += [f"conj={rule}", f"conj_n={_bucket(pieces)}"]
+    if arg.prep != EMPTY:
+        feats.append(f"prep={rule}:{arg.prep}")
+    return feats
+
+
+def candidate_qas(v: SpacyToken, offset: int) -> list[Candidate]:
+    """Every QA the rules ask about verb `v`, with the features of each of its answers (training reads these)."""
     stem = lexicon.verb_stem(v.lower_, v.tag_)
     info = verb_info(v, stem)
     args, has_obj = verbal_arguments(v)
     args = dedupe(args, v.i)
-    frame = PredicateFrame(v.i + offset, v.text, stem, "verbal", sentence_index, "VERB")
-    add_qas(frame.qas, questions_for(info, args, has_obj), v.doc, offset)
-    for qa in frame.qas:
-        qa.confidence = qa_confidence(qa)
+    context = _verb_context(v, info, stem, has_obj)
+    out: list[Candidate] = []
+    for slots, arg in questions_for(info, args, has_obj):
+        qas: list[QAPair] = []
+        add_qas(qas, [(slots, arg)], v.doc, offset)
+        for qa in qas:
+            cls = question_class(qa.raw_question, qa.role)
+            out.append((qa, [argument_features(v, arg, (a.start - offset, a.end - offset), len(qa.answers), cls, context)
+                             for a in qa.answers]))
+    return out
+
+
+def argument_model() -> LinearModel | None:
+    """The trained scorer of verbal answers, or None when its artefact is missing (then every answer is kept)."""
+    try:
+        return load_linear(str(ARGUMENT_MODEL_PATH), VERBAL_ARGUMENT_FEATURE_VERSION)
+    except ModelUnavailable:
+        return None
+
+
+def verbal_frame(v: SpacyToken, offset: int, sentence_index: int) -> PredicateFrame:
+    """A verb's QAs: each answer the rules find is kept when the trained scorer's probability passes its threshold;
+    a QA's confidence is the best probability among its kept answers (the class precision without a scorer)."""
+    frame = PredicateFrame(v.i + offset, v.text, lexicon.verb_stem(v.lower_, v.tag_), "verbal", sentence_index, "VERB")
+    model = argument_model()
+    for qa, feats in candidate_qas(v, offset):
+        if model is None:
+            qa.confidence = qa_confidence(qa)
+            frame.qas.append(qa)
+            continue
+        scored = [(model.probability(f), a) for f, a in zip(feats, qa.answers, strict=True)]
+        kept = [(p, a) for p, a in scored if p >= model.threshold]
+        if kept:
+            qa.answers = [a for _, a in kept]
+            qa.confidence = round(max(p for p, _ in kept), 4)
+            frame.qas.append(qa)
     return frame

@@ -1,0 +1,103 @@
+"""The trained scorer of verbal answers: the versioned artefact, its training script, and what it does to QAs."""
+from __future__ import annotations
+
+import csv
+import json
+from pathlib import Path
+
+import pytest
+
+from parser import evaluation
+from parser.embedded import EmbeddedParser, load_spacy
+from parser.embedded.verbal import (
+    ARGUMENT_MODEL_PATH,
+    VERBAL_ARGUMENT_FEATURE_VERSION,
+    argument_model,
+    candidate_qas,
+)
+from parser.training.train_verbal_arguments import extract, precision_first
+from tests.conftest import shared_file
+
+
+def test_artefact_is_small_plain_json_fitted_on_wikipedia_dev() -> None:
+    raw = ARGUMENT_MODEL_PATH.read_bytes()
+    assert len(raw) < 200_000
+    data = json.loads(raw)
+    assert data["feature_version"] == VERBAL_ARGUMENT_FEATURE_VERSION and 0 < data["threshold"] < 1
+    assert data["trained_on"] == "wikipedia.dev.gold.csv"  # wikinews dev, where figures are reported, stays unseen
+    model = argument_model()
+    assert model is not None and model.threshold == data["threshold"]
+
+
+def test_verbal_confidence_is_the_scorer_probability_of_the_kept_answers(embedded: EmbeddedParser) -> None:
+    from spacy.tokens import Doc
+
+    words = "The mayor said on Monday that it would close the old bridge and the tunnel .".split()
+    nlp = load_spacy()
+    doc = nlp(Doc(nlp.vocab, words=words))
+    model = argument_model()
+    assert model is not None
+    proposed = {(qa.question, a.start, a.end): model.probability(f)
+                for v in (doc[2], doc[8]) for qa, feats in candidate_qas(v, 0) for a, f in zip(qa.answers, feats, strict=True)}
+    frames = embedded.parse_tokenized([words], predicates=[[2, 8]])[0]
+    kept = {(qa.question, a.start, a.end): qa.confidence for f in frames for qa in f.qas for a in qa.answers}
+    assert kept and set(kept) <= set(proposed)
+    for key, p in proposed.items():
+        assert (key in kept) == (p >= model.threshold)
+    for f in frames:
+        for qa in f.qas:
+            assert qa.confidence == round(max(proposed[(qa.question, a.start, a.end)] for a in qa.answers), 4)
+    # "the old bridge and the tunnel" answers "What would something close?" once per conjunct
+    close = next(qa for f in frames if f.text == "close" for qa in f.qas if qa.question == "What would something close?")
+    assert [" ".join(words[a.start:a.end]) for a in close.answers] == ["the old bridge", "the tunnel"]
+
+
+def _write_gold(tmp_path: Path) -> tuple[Path, Path]:
+    """A two-sentence QA-SRL GS file: the gold answers for 'founded' are the founder and the company only."""
+    sentences = tmp_path / "tiny.full.csv"
+    gold = tmp_path / "tiny.gold.csv"
+    rows = [("Wiki1k:wikinews:1:1:1", "John Smith founded the company in London .", 2,
+             [("who", "", "", "_", "0:2"), ("what", "did", "someone", "_", "3:5")])]
+    with sentences.open("w", newline="", encoding="utf-8") as handle:
+        w = csv.writer(handle)
+        w.writerow(["qasrl_id", "tokens", "sentence"])
+        for sid, text, _, _ in rows:
+            w.writerow([sid, text, text])
+    with gold.open("w", newline="", encoding="utf-8") as handle:
+        w = csv.writer(handle)
+        w.writerow(["qasrl_id", "verb_idx", "verb", "question", "answer_range", "wh", "aux", "subj", "obj", "prep",
+                    "obj2", "verb_prefix", "is_passive", "is_negated", "verb_slot_inflection"])
+        for sid, text, idx, qas in rows:
+            for wh, aux, subj, obj, answer in qas:
+                w.writerow([sid, idx, text.split()[idx], "?", answer, wh, aux, subj, obj, "", "", "", "False", "False", "Past"])
+    return gold, sentences
+
+
+def test_training_labels_each_proposed_answer_by_the_gold_match(tmp_path: Path) -> None:
+    gold, sentences = _write_gold(tmp_path)
+    examples, gold_total = extract(evaluation.load_qasrl_gs(gold, sentences), 0.5)
+    assert gold_total == 2
+    by_rule = {next(f for f in e["features"] if f.startswith("r="))[2:]: e["label"] for e in examples}
+    # the subject and the object match gold; "in London" is an answer gold lacks
+    assert by_rule["subj"] is True and by_rule["dobj"] is True and by_rule["prep"] is False
+
+
+def test_precision_first_objective_prefers_any_threshold_that_reaches_the_precision() -> None:
+    import numpy as np
+
+    labels = np.array([1, 1, 1, 0, 1, 0, 0, 1])
+    objective = precision_first(gold_total=6, min_precision=0.8)
+    strict = np.array([1, 1, 1, 0, 0, 0, 0, 0], dtype=bool)  # P 1.0, R 0.5
+    loose = np.ones(8, dtype=bool)  # P 0.625, R 0.83: the better F1, but under the precision asked for
+    assert objective(labels, strict) > objective(labels, loose)
+    assert precision_first(gold_total=6, min_precision=0.0)(labels, loose) > objective(labels, strict)
+
+
+@pytest.mark.shared_data
+def test_verbal_arguments_on_wikinews_dev_do_not_regress(embedded: EmbeddedParser) -> None:
+    """Held out from the scorer's fitting; 0.655 before issue 11. The issue's 0.70 / P 0.85 is not reached yet."""
+    gold = evaluation.load_qasrl_gs(shared_file("qasrl_gs", "wikinews.dev.gold.csv"),
+                                    shared_file("qasrl_gs", "wikinews.dev.full.csv"))
+    report = evaluation.evaluate_verbal(gold, embedded.parse_tokenized, evaluation.QA_SRL_GS_IOU)
+    assert report.arguments.f1 >= 0.655 and report.arguments.precision >= 0.78, report.as_dict()
+    assert report.valid_questions == report.questions
