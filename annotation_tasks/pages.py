@@ -17,7 +17,7 @@ from django.template.loader import render_to_string
 from django.utils.cache import add_never_cache_headers
 from django.views.decorators.http import require_GET, require_http_methods
 
-from annotation_tasks.crowd import EntryContext, available_providers, get_provider
+from annotation_tasks.crowd import EntryContext, EntryVerdict, available_providers, get_provider
 from annotation_tasks.middleware import frameable
 from annotation_tasks.models import Assignment, Project, Unit, Worker, WorkerProjectStatus
 from annotation_tasks.services import identity, queue, work
@@ -113,6 +113,16 @@ def _entry_refusal(unit: Unit, provider_name: str, ctx: EntryContext) -> str | N
     return get_provider(provider_name).check_entry(unit, ctx)
 
 
+# (a platform entry?, the platform's verdict) -> the assignment's verification: a platform's work counts once sync
+# finds it submitted; what the platform vouched for at the door holds a slot, what it could not vouch for holds none
+_ENTRY_VERIFICATION = {
+    (False, EntryVerdict.VERIFIED): Assignment.Verification.NOT_NEEDED,
+    (True, EntryVerdict.VERIFIED): Assignment.Verification.ADMITTED,
+    (True, EntryVerdict.UNAVAILABLE): Assignment.Verification.PENDING,
+    (True, EntryVerdict.AFTER_SUBMIT): Assignment.Verification.PENDING,
+}
+
+
 def _worker(provider_name: str, external_id: str) -> Worker:
     try:
         worker, _ = Worker.objects.get_or_create(provider=provider_name, external_id=external_id)
@@ -138,16 +148,18 @@ def unit_entry(request: HttpRequest, ref: str) -> HttpResponse:
         return _message(request, "Not this unit", refusal[:1].upper() + refusal[1:] + ".", 403)
     if ctx.preview:
         return element_page(request, work.preview_payload(unit), token=preview_token(unit), preview="true")
+    # anyone can type a platform's ids into a link: the platform is asked before a slot is counted
+    check = get_provider(provider_name).checked_entry(unit, ctx)
+    if check.verdict == EntryVerdict.UNKNOWN:
+        return _message(request, "Not this unit", check.reason[:1].upper() + check.reason[1:] + ".", 403)
     worker = _worker(provider_name, ctx.worker_external_id)
     if WorkerProjectStatus.blocks(worker, unit.project_id):  # a block in this project (blocks are per project)
         return _message(request, "Not available", "This task is not available to you.", 403)
-    assignment = queue.assign(unit, worker, ctx.provider_assignment_id)
+    verification = _ENTRY_VERIFICATION.get((provider_name != "local", check.verdict), Assignment.Verification.PENDING)
+    assignment = queue.assign(unit, worker, ctx.provider_assignment_id, verification,
+                              free_slot_only=check.verdict != EntryVerdict.AFTER_SUBMIT)
     if assignment is None:
         return _message(request, "Nothing left here", "This unit already has all the answers it needs.", 409)
-    if provider_name != "local" and assignment.verification == Assignment.Verification.NOT_NEEDED:
-        # anyone can type a platform's ids into a link: the work counts once sync finds it on the platform
-        Assignment.objects.filter(pk=assignment.pk, verification=Assignment.Verification.NOT_NEEDED).update(
-            verification=Assignment.Verification.PENDING)
     data, record = work.unit_payload_then_record(assignment)
     return element_page(
         request,

@@ -2,13 +2,23 @@
 
 Use `get_provider(name)`; providers: "local" (our own annotators, the default), "mturk", "prolific".
 """
-from annotation_tasks.crowd.base import CostEstimate, CrowdProvider, EntryContext, ProviderError, SubmissionRecord
+from annotation_tasks.crowd.base import (
+    CostEstimate,
+    CrowdProvider,
+    EntryCheck,
+    EntryContext,
+    EntryVerdict,
+    ProviderError,
+    SubmissionRecord,
+)
 from annotation_tasks.crowd.registry import available_providers, get_provider
 
 __all__ = [
     "CostEstimate",
     "CrowdProvider",
+    "EntryCheck",
     "EntryContext",
+    "EntryVerdict",
     "ProviderError",
     "SubmissionRecord",
     "available_providers",

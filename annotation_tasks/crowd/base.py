@@ -52,6 +52,36 @@ class EntryContext:
     extra: Mapping[str, str] = field(default_factory=dict)
 
 
+class EntryVerdict(StrEnum):
+    """What the platform says, at the door, of a worker entering a unit from it (CrowdProvider.verify_entry).
+
+    VERIFIED: the platform knows this worker's assignment / session of this unit: let in, holds a slot (its work
+    still counts only once sync finds it submitted, with its proof where the platform has one).
+    UNKNOWN: the platform does not know it (made-up ids, another worker's or unit's, a returned session): refused.
+    UNAVAILABLE: the platform could tell but cannot be asked now: let in unverified (a real worker is never lost),
+    but only into a free slot, and verified work always wins a slot.
+    AFTER_SUBMIT: the platform vouches for work only once it is submitted (MTurk: GetAssignment reads Submitted,
+    Approved and Rejected assignments only) and itself never lets more workers in than the unit's places: let in
+    unverified, holds no slot, so made-up entries lock nobody out; sync verifies it.
+    """
+
+    VERIFIED = "verified"
+    UNKNOWN = "unknown"
+    UNAVAILABLE = "unavailable"
+    AFTER_SUBMIT = "after_submit"
+
+
+@dataclass(frozen=True)
+class EntryCheck:
+    """A verdict and, for a refusal, the reason shown to the person at the door."""
+
+    verdict: EntryVerdict
+    reason: str = ""
+
+
+ENTRY_CACHE_SECONDS = 60  # a positive answer is reused this long (page reloads ask the platform once)
+
+
 class SubmissionStatus(StrEnum):
     """A platform's verdict on a submission, in the one vocabulary every provider translates to for sync
     (the values are the matching Assignment statuses)."""
@@ -115,6 +145,27 @@ class CrowdProvider(abc.ABC):
         whether the platform knows the worker and assignment is sync's business (Assignment.verification).
         """
         return None
+
+    @abc.abstractmethod
+    def verify_entry(self, unit, context: EntryContext) -> EntryCheck:
+        """Ask the platform, before any slot is counted, whether it knows this worker's assignment of this unit.
+
+        Called once check_entry has accepted the ids; one quick try (the worker is waiting), never a backoff.
+        Abstract, so that no platform provider lets strangers in by default."""
+
+    def checked_entry(self, unit, context: EntryContext) -> EntryCheck:
+        """verify_entry, with a positive answer reused for ENTRY_CACHE_SECONDS (negative ones are never cached:
+        a worker who just accepted on the platform must get in at once)."""
+        from django.core.cache import cache
+
+        key = "factcrowd:entry:" + request_token(self.name, unit.pk, context.provider_assignment_id,
+                                                 context.worker_external_id)
+        if cache.get(key):
+            return EntryCheck(EntryVerdict.VERIFIED)
+        check = self.verify_entry(unit, context)
+        if check.verdict == EntryVerdict.VERIFIED:
+            cache.set(key, True, ENTRY_CACHE_SECONDS)
+        return check
 
     # -- publishing ------------------------------------------------------------------------
     @abc.abstractmethod

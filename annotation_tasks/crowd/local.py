@@ -11,7 +11,9 @@ from decimal import Decimal
 from annotation_tasks.crowd.base import (
     CostEstimate,
     CrowdProvider,
+    EntryCheck,
     EntryContext,
+    EntryVerdict,
     SubmissionRecord,
     SubmissionStatus,
     money,
@@ -39,6 +41,10 @@ class LocalProvider(CrowdProvider):
         if external_id is None:
             return None
         return EntryContext(worker_external_id=external_id)
+
+    def verify_entry(self, unit, context: EntryContext) -> EntryCheck:
+        """Our own signed link vouches for the worker (parse_entry checked its signature)."""
+        return EntryCheck(EntryVerdict.VERIFIED)
 
     def estimate_cost(self, units: int, assignments_per_unit: int, reward: Decimal) -> CostEstimate:
         total = money(Decimal(units * assignments_per_unit) * money(reward))

@@ -18,7 +18,9 @@ from annotation_tasks.crowd import mturk_xml
 from annotation_tasks.crowd.base import (
     CostEstimate,
     CrowdProvider,
+    EntryCheck,
     EntryContext,
+    EntryVerdict,
     ProviderError,
     SubmissionRecord,
     SubmissionStatus,
@@ -41,6 +43,11 @@ _REPEATED_TOKEN = re.compile(r"idempotency token .* has already been processed",
 TOKEN_LIFETIME_S = 24 * 3600
 _HIT_ID = re.compile(r"\b([A-Z0-9]{30})\b")
 _LOOPBACK = {"127.0.0.1", "localhost", "::1"}
+# MTurk's id shapes (EntityId for assignments and HITs, CustomerId for workers, in its API model): anything else
+# cannot be MTurk's, and is refused without a call.
+_ENTITY_ID = re.compile(r"[A-Z0-9]{1,64}")
+_WORKER_ID = re.compile(r"A[A-Z0-9]{1,63}")
+ENTRY_TIMEOUT_S = 5  # seconds a worker at the door may wait for MTurk
 _STATUS = {"Submitted": SubmissionStatus.SUBMITTED, "Approved": SubmissionStatus.APPROVED,
            "Rejected": SubmissionStatus.REJECTED}
 
@@ -111,6 +118,7 @@ class MTurkProvider(CrowdProvider):
             aws_secret_access_key or settings.AWS_SECRET_ACCESS_KEY or None,
         )
         self._client = client
+        self._entry_client = client  # one try, short timeouts: asked while a worker waits for the page
         self._hit_types: dict[str, str] = {}  # repr of the sorted attributes -> HITTypeId
         self._hits_by_annotation: dict[str, str] | None = None  # RequesterAnnotation -> HITId, once listed
         self._qual_types: dict[str, str] = {}
@@ -137,11 +145,29 @@ class MTurkProvider(CrowdProvider):
             )
         return self._client
 
-    def _call(self, operation: str, **params):
+    @property
+    def entry_client(self):
+        """The client for entry checks: no retries and short timeouts, so a slow MTurk never holds a worker up."""
+        if self._entry_client is None:
+            import boto3
+            from botocore.config import Config
+
+            self._entry_client = boto3.client(
+                "mturk",
+                region_name="us-east-1",
+                endpoint_url=self.endpoint_url,
+                aws_access_key_id=self._keys[0],
+                aws_secret_access_key=self._keys[1],
+                config=Config(retries={"mode": "standard", "total_max_attempts": 1},
+                              connect_timeout=ENTRY_TIMEOUT_S, read_timeout=ENTRY_TIMEOUT_S),
+            )
+        return self._entry_client
+
+    def _call(self, operation: str, *, client=None, **params):
         from botocore.exceptions import BotoCoreError, ClientError
 
         try:
-            return getattr(self.client, operation)(**params)
+            return getattr(client or self.client, operation)(**params)
         except ClientError as exc:
             err = exc.response.get("Error", {})
             raise MTurkError(operation, err.get("Code", ""), err.get("Message", "") or str(exc)) from exc
@@ -182,6 +208,38 @@ class MTurkProvider(CrowdProvider):
         if not unit.provider_ref or hit_id != unit.provider_ref:
             return "this link does not belong to this unit's HIT"
         return None
+
+    def verify_entry(self, unit, context: EntryContext) -> EntryCheck:
+        """GetAssignment reads an assignment only once it is Submitted, Approved or Rejected (MTurk's API reference):
+        then its HITId and WorkerId must be this unit's HIT and this worker. An accepted assignment in progress
+        cannot be read, nor told from a made-up one, so it is let in holding no slot (AFTER_SUBMIT: MTurk never lets
+        more real workers accept than MaxAssignments, and sync verifies the work) -- unless GetHIT says nobody
+        holds the HIT (NumberOfAssignmentsPending 0): then no real worker can be at the door."""
+        aid, worker, hit_id = context.provider_assignment_id, context.worker_external_id, unit.provider_ref
+        if not (_ENTITY_ID.fullmatch(aid) and _WORKER_ID.fullmatch(worker) and _ENTITY_ID.fullmatch(hit_id)):
+            return EntryCheck(EntryVerdict.UNKNOWN, "these are not MTurk's ids; open the HIT from MTurk")
+        try:
+            found = self._call("get_assignment", client=self.entry_client, AssignmentId=aid)["Assignment"]
+        except MTurkError as exc:
+            if exc.code != "RequestError":
+                return EntryCheck(EntryVerdict.AFTER_SUBMIT)  # MTurk cannot be asked now; sync has the last word
+        except ProviderError:
+            return EntryCheck(EntryVerdict.AFTER_SUBMIT)
+        else:
+            if found.get("HITId") != hit_id or found.get("WorkerId") != worker:
+                return EntryCheck(EntryVerdict.UNKNOWN, "this assignment is not this worker's in this unit's HIT")
+            return EntryCheck(EntryVerdict.VERIFIED)
+        try:
+            hit = self._call("get_hit", client=self.entry_client, HITId=hit_id)["HIT"]
+        except MTurkError as exc:
+            if exc.code == "RequestError":
+                return EntryCheck(EntryVerdict.UNKNOWN, "MTurk does not know this unit's HIT")
+            return EntryCheck(EntryVerdict.AFTER_SUBMIT)
+        except ProviderError:
+            return EntryCheck(EntryVerdict.AFTER_SUBMIT)
+        if int(hit.get("NumberOfAssignmentsPending") or 0) < 1:
+            return EntryCheck(EntryVerdict.UNKNOWN, "MTurk lists no worker holding this HIT; accept it on MTurk first")
+        return EntryCheck(EntryVerdict.AFTER_SUBMIT)
 
     # -- money ---------------------------------------------------------------------------
     def estimate_cost(self, units: int, assignments_per_unit: int, reward: Decimal) -> CostEstimate:

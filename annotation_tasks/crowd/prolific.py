@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import re
 import time
 from collections.abc import Iterable, Iterator, Mapping
 from decimal import Decimal
@@ -27,7 +28,9 @@ from urllib3.util.retry import Retry
 from annotation_tasks.crowd.base import (
     CostEstimate,
     CrowdProvider,
+    EntryCheck,
     EntryContext,
+    EntryVerdict,
     ProviderError,
     SubmissionRecord,
     SubmissionStatus,
@@ -50,6 +53,10 @@ MIN_REJECT_MESSAGE = 100  # Prolific asks for at least 100 characters of feedbac
 RETRYABLE = (429, 500, 502, 503, 504)
 SAFE_POST_ATTEMPTS = 6
 ENTRY_CHECK_TIMEOUT = 5  # seconds a participant may wait for Prolific to confirm their session
+# Sessions that may open the unit page: started (ACTIVE; RESERVED is a place held for the participant), or
+# completed (the participant reopening the page). Returned, timed-out, rejected or screened-out ones may not.
+_SESSION_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")  # what can be a submission id in an API path
+ENTRY_STATUSES = {"ACTIVE", "RESERVED", "AWAITING REVIEW", "APPROVED", "PARTIALLY APPROVED"}
 
 
 def study_completion_code(unit_pk: int) -> str:
@@ -197,12 +204,10 @@ class ProlificProvider(CrowdProvider):
         return f"{self.app_url}/submissions/complete?{urlencode({'cc': code})}"
 
     def check_entry(self, unit, context: EntryContext) -> str | None:
-        """STUDY_ID must be the unit's own study, and SESSION_ID a submission of that participant in it.
+        """STUDY_ID must be the unit's own study (its session is verify_entry's business).
 
         A participant can arrive between the study's publication and our saving its id: then Prolific is asked
-        whether the study is this unit's (its internal name says). The session is looked up on Prolific (its
-        submissions are listed from the moment a participant starts); when Prolific cannot be asked, the entry
-        is let in and its work stays pending until sync finds it (Assignment.verification)."""
+        whether the study is this unit's (its internal name says)."""
         study_id = context.extra.get("study_id", "")
         if unit.provider_ref and study_id != unit.provider_ref:
             return "this link does not belong to this unit's study"
@@ -213,15 +218,28 @@ class ProlificProvider(CrowdProvider):
                 return "this study cannot be checked with Prolific right now; please try again in a minute"
             if internal != internal_name(unit.batch_id, unit.pk):
                 return "this link does not belong to this unit's study"
+        return None
+
+    def verify_entry(self, unit, context: EntryContext) -> EntryCheck:
+        """SESSION_ID must be a submission Prolific lists for this participant in this study, started or completed
+        (GET /api/v1/submissions/{id}/: Prolific makes the submission, ACTIVE, the moment a participant starts).
+        A made-up participant or session is refused before any slot is counted; when Prolific cannot be asked,
+        the participant is let in unverified (UNAVAILABLE: a free slot only, verified work wins)."""
+        if not _SESSION_ID.fullmatch(context.provider_assignment_id):
+            return EntryCheck(EntryVerdict.UNKNOWN, "Prolific does not know this session; open the study from Prolific")
         try:
             session = self.session_of(context.provider_assignment_id)
         except ProlificError as exc:
-            if exc.status in (400, 404):
-                return "Prolific does not know this session; open the study from Prolific"
-            return None  # Prolific cannot be asked now: sync verifies the work later
-        if session.get("participant") != context.worker_external_id or session.get("study_id") != study_id:
-            return "this session is not this participant's in this study; open the study from Prolific"
-        return None
+            if exc.status in (400, 404):  # 401/403 are our token's trouble, not the participant's
+                return EntryCheck(EntryVerdict.UNKNOWN, "Prolific does not know this session; open the study from Prolific")
+            return EntryCheck(EntryVerdict.UNAVAILABLE)
+        if session.get("participant") != context.worker_external_id or \
+                session.get("study_id") != context.extra.get("study_id"):
+            return EntryCheck(EntryVerdict.UNKNOWN,
+                              "this session is not this participant's in this study; open the study from Prolific")
+        if session.get("status") not in ENTRY_STATUSES:
+            return EntryCheck(EntryVerdict.UNKNOWN, "this Prolific session is no longer active")
+        return EntryCheck(EntryVerdict.VERIFIED)
 
     def session_of(self, session_id: str) -> dict:
         """Prolific's submission behind a SESSION_ID (id, participant, study_id, status). Asked while a participant
@@ -233,7 +251,11 @@ class ProlificProvider(CrowdProvider):
             raise ProlificError(f"prolific GET submissions/{session_id}/: {exc}") from exc
         if resp.status_code >= 400:
             raise ProlificError(f"prolific GET submissions/{session_id}/: {resp.status_code}", resp.status_code)
-        return resp.json() if resp.content else {}
+        try:
+            data = resp.json() if resp.content else {}
+        except ValueError as exc:
+            raise ProlificError(f"prolific GET submissions/{session_id}/: not JSON", resp.status_code) from exc
+        return data if isinstance(data, dict) else {}
 
     # -- money ---------------------------------------------------------------------------
     def estimate_cost(self, units: int, assignments_per_unit: int, reward: Decimal) -> CostEstimate:

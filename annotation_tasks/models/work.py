@@ -166,6 +166,7 @@ class Assignment(models.Model):
 
         NOT_NEEDED = "not_needed", "no platform to ask (our own annotators)"
         PENDING = "pending", "entered from a platform; sync has not found it there yet"
+        ADMITTED = "admitted", "the platform knew the worker's session at entry; sync has not found it submitted yet"
         VERIFIED = "verified", "the platform reports this submission"
         UNVERIFIED = "unverified", "the platform does not know this submission, or its completion code is wrong"
 
@@ -173,6 +174,12 @@ class Assignment(models.Model):
         def trusted(cls) -> tuple[Assignment.Verification, ...]:
             """Verifications whose submitted work counts in reports, exports and auto-approval."""
             return (cls.NOT_NEEDED, cls.VERIFIED)
+
+        @classmethod
+        def holds_slot(cls) -> tuple[Assignment.Verification, ...]:
+            """Verifications whose active assignments take one of a unit's slots: a pending entry (the platform
+            could not vouch for it at the door) never does, so made-up ids lock no real worker out."""
+            return (cls.NOT_NEEDED, cls.ADMITTED, cls.VERIFIED)
 
     @classmethod
     def counted_q(cls, prefix: str = "") -> Q:

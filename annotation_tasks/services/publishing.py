@@ -330,7 +330,21 @@ def sync_batch(batch: Batch, provider: CrowdProvider | None = None) -> SyncResul
             _reconcile(batch, unit, rec, result, seen)
     if batch.provider != LOCAL:
         _unverify_unlisted(batch, seen, result)
+        if result.verified:
+            _complete_units(batch)
     return result
+
+
+def _complete_units(batch: Batch) -> None:
+    """Units whose verified work now reaches what they want are complete (entries the platform could not vouch
+    for at the door never completed them on submit)."""
+    from django.db.models import Count, F, Q
+
+    counted = Q(assignments__status__in=Assignment.Status.counted(),
+                assignments__verification__in=Assignment.Verification.holds_slot())
+    full = (batch.units.filter(status=Unit.Status.OPEN).annotate(n=Count("assignments", filter=counted))
+            .filter(n__gte=F("assignments_wanted")).values("pk"))
+    Unit.objects.filter(pk__in=full, status=Unit.Status.OPEN).update(status=Unit.Status.COMPLETE)
 
 
 def _unverify_unlisted(batch: Batch, seen: set[int], result: SyncResult) -> None:
@@ -355,7 +369,7 @@ def _reopen_units(units) -> None:
     V = Assignment.Verification
     for unit in units.filter(status=Unit.Status.COMPLETE):
         holding = unit.assignments.filter(status__in=Assignment.Status.counted(),
-                                          verification__in=[*V.trusted(), V.PENDING]).count()
+                                          verification__in=V.holds_slot()).count()
         if holding < unit.assignments_wanted:
             Unit.objects.filter(pk=unit.pk, status=Unit.Status.COMPLETE).update(status=Unit.Status.OPEN)
 

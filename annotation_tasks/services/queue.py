@@ -41,7 +41,8 @@ def slot_holders(assignments: QuerySet[Assignment], project_id: int | Any) -> Qu
     them like anyone's), but they never take the place of a worker, so every unit still gets its N workers.
     `project_id` may be an OuterRef/F expression."""
     researchers = ProjectMembership.objects.filter(project_id=project_id, role=ProjectMembership.Role.RESEARCHER)
-    holders = assignments.exclude(verification=Assignment.Verification.UNVERIFIED)  # made-up platform ids hold none
+    # made-up platform ids hold none: neither work sync found unverified nor an entry the platform could not vouch for
+    holders = assignments.filter(verification__in=Assignment.Verification.holds_slot())
     return holders.exclude(worker__user__is_superuser=True).exclude(worker__user_id__in=researchers.values("user_id"))
 
 
@@ -57,22 +58,31 @@ def _lock_unit(unit_id: int, *, skip_locked: bool = False) -> Unit | None:
     return qs.filter(pk=unit_id).first()
 
 
-def _create(unit: Unit, worker: Worker, provider_assignment_id: str = "") -> Assignment:
+def _create(unit: Unit, worker: Worker, provider_assignment_id: str = "",
+            verification: str = Assignment.Verification.NOT_NEEDED) -> Assignment:
     now = timezone.now()
     return Assignment.objects.create(
         unit=unit,
         worker=worker,
         provider_assignment_id=provider_assignment_id,
         expires_at=now + timeout_for(unit),
+        verification=verification,
     )
 
 
-def assign(unit: Unit, worker: Worker, provider_assignment_id: str = "") -> Assignment | None:
+def assign(unit: Unit, worker: Worker, provider_assignment_id: str = "",
+           verification: str = Assignment.Verification.NOT_NEEDED, *, free_slot_only: bool = True) -> Assignment | None:
     """The worker's assignment of `unit` (existing, revived or new), or None when the unit is full or closed.
 
     Platform entries are keyed on (provider_assignment_id, worker): a platform may reuse an assignment id
     after a worker returns the task, and the same worker reopening the page gets the same assignment.
+    `verification` is what the platform said at the door (pages.unit_entry): vouched-for entries and our own
+    workers need a slot; a PENDING entry holds none (slot_holders), so made-up ids lock nobody out. With
+    `free_slot_only` (the platform could not be asked) pending entries never outnumber the free slots; without it
+    (MTurk, which reads assignments only once submitted and never lets more real workers in than the unit's places)
+    they are let in while the unit still wants work.
     """
+    V = Assignment.Verification
     with transaction.atomic():
         locked = _lock_unit(unit.pk)
         if locked is None:
@@ -84,17 +94,32 @@ def assign(unit: Unit, worker: Worker, provider_assignment_id: str = "") -> Assi
             else mine.filter(status__in=ACTIVE).first()
         )
         if existing is not None and existing.status in ACTIVE:
+            if existing.verification == V.PENDING and verification == V.ADMITTED \
+                    and active_count(locked.pk, locked.project_id) < locked.assignments_wanted:
+                existing.verification = V.ADMITTED  # the platform vouches for it now: it takes a slot
+                existing.save(update_fields=["verification"])
             return existing
-        if locked.status != Unit.Status.OPEN or active_count(locked.pk) >= locked.assignments_wanted:
+        if locked.status != Unit.Status.OPEN:
             return None
+        holders = active_count(locked.pk, locked.project_id)
+        if holders >= locked.assignments_wanted:
+            return None
+        if verification == V.PENDING and free_slot_only:
+            pending = Assignment.objects.filter(unit=locked, status__in=ACTIVE, verification=V.PENDING).count()
+            if holders + pending >= locked.assignments_wanted:
+                return None
         if mine.filter(status__in=ACTIVE).exists():
             return mine.filter(status__in=ACTIVE).first()
         if existing is not None:  # expired or returned, same platform id: take it up again
             existing.status = Assignment.Status.ASSIGNED
             existing.expires_at = timezone.now() + timeout_for(locked)
-            existing.save(update_fields=["status", "expires_at"])
+            fields = ["status", "expires_at"]
+            if existing.verification != V.VERIFIED:
+                existing.verification = verification
+                fields.append("verification")
+            existing.save(update_fields=fields)
             return existing
-        return _create(locked, worker, provider_assignment_id)
+        return _create(locked, worker, provider_assignment_id, verification)
 
 
 def revive(assignment: Assignment) -> bool:

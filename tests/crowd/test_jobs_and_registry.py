@@ -21,7 +21,7 @@ def test_jobs_sync_approve_and_pay_once(fake_mturk):
     batch.save()
     publishing.publish_batch(batch, reward="0.20", assignments_per_unit=1)
     units[0].refresh_from_db()
-    aid = fake_mturk.submit(units[0].provider_ref, "WJ")
+    aid = fake_mturk.submit(units[0].provider_ref, "AWJ")
     assert sync_open_batches.delay().get()[str(batch.pk)]["created"] == 1
     assert approve_batch.delay(batch.pk).get() == {"approved": 1, "waiting": 0, "unverified": 0}
     a = Assignment.objects.get()

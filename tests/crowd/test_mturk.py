@@ -193,7 +193,7 @@ def test_sync_pages_through_more_than_100_assignments(fake_mturk):
     publishing.publish_batch(batch, reward="0.10", assignments_per_unit=250, rate_per_second=0)
     units[0].refresh_from_db()
     for i in range(250):
-        fake_mturk.submit(units[0].provider_ref, f"W{i:03d}")
+        fake_mturk.submit(units[0].provider_ref, f"AW{i:03d}")
     result = publishing.sync_batch(batch)
     assert result.created == 250 and Assignment.objects.filter(unit=units[0]).count() == 250
     assert fake_mturk.page_size_seen[-3:] == [100, 100, 100]
@@ -254,7 +254,7 @@ def test_a_publish_resumed_after_the_tokens_expired_reads_the_hits_back_first(fa
 
 
 def test_a_bonus_retried_after_the_token_expired_is_read_back_and_not_paid_twice(fake_mturk, monkeypatch):
-    a = _synced_submission(fake_mturk, "W8")
+    a = _synced_submission(fake_mturk, "AW8")
     real = MTurkProvider._call
 
     def answer_lost(self, operation, **params):
@@ -326,7 +326,7 @@ def _synced_submission(fake_mturk, worker_id: str) -> Assignment:
 
 
 def test_approve_after_reject_overrides_and_is_logged_as_a_reversal(fake_mturk):
-    a = _synced_submission(fake_mturk, "W9")
+    a = _synced_submission(fake_mturk, "AW9")
     rejected = quality.reject(a, "Too fast.")
     reversal = quality.reverse_decision(rejected, "the gold item was wrong")
     assert reversal.action == "approve" and reversal.reverses_id == rejected.pk
@@ -338,7 +338,7 @@ def test_approve_after_reject_overrides_and_is_logged_as_a_reversal(fake_mturk):
 
 
 def test_a_failed_bonus_is_retried_with_the_same_token(fake_mturk):
-    a = _synced_submission(fake_mturk, "W7")
+    a = _synced_submission(fake_mturk, "AW7")
     fake_mturk.throttle_next = 100  # the platform is down for good
     with pytest.raises(ProviderError):
         quality.pay_bonus(a, "0.50", "great", provider=MTurkProvider(max_attempts=1))
@@ -356,13 +356,13 @@ def test_sync_reconciles_platform_verdicts_and_flags_submissions_our_api_never_g
     for u in units:
         u.refresh_from_db()
     # unit 0: submitted to both; then MTurk auto-approves it
-    a0 = fake_mturk.submit(units[0].provider_ref, "WA")
-    worker = Worker.objects.create(provider="mturk", external_id="WA")
+    a0 = fake_mturk.submit(units[0].provider_ref, "AWA")
+    worker = Worker.objects.create(provider="mturk", external_id="AWA")
     Assignment.objects.create(unit=units[0], worker=worker, status="submitted", provider_assignment_id=a0)
     fake_mturk.assignments[a0]["AssignmentStatus"] = "Approved"
     # unit 1: our page made the assignment, but the labels never reached our API
-    a1 = fake_mturk.accept(units[1].provider_ref, "WB")
-    wb = Worker.objects.create(provider="mturk", external_id="WB")
+    a1 = fake_mturk.accept(units[1].provider_ref, "AWB")
+    wb = Worker.objects.create(provider="mturk", external_id="AWB")
     ours = Assignment.objects.create(unit=units[1], worker=wb, status="assigned", provider_assignment_id=a1)
     fake_mturk.external_submit({"assignmentId": a1, "factcrowd": "submitted"})
 

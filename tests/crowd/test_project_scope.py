@@ -47,7 +47,10 @@ def two_researchers():
     return units, shared, apis, people
 
 
-def _entry(client, crowd: Unit, worker_id: str, assignment_id: str) -> int:
+def _entry(client, crowd: Unit, worker_id: str, fake_mturk) -> int:
+    """The worker accepts the HIT on MTurk and opens it (MTurk must know someone holds the HIT)."""
+    fake_mturk.hits.setdefault(crowd.provider_ref, {"HITId": crowd.provider_ref, "MaxAssignments": 9})  # made here
+    assignment_id = fake_mturk.accept(crowd.provider_ref, worker_id)
     path = urlparse(unit_entry_url(crowd, "mturk")).path
     query = f"assignmentId={assignment_id}&hitId={crowd.provider_ref}&workerId={worker_id}&turkSubmitTo=https://www.mturk.com"
     return client.get(f"{path}?{query}").status_code
@@ -77,8 +80,8 @@ def test_a_block_in_one_project_is_that_projects_alone(client, two_researchers, 
     assert [w["id"] for w in apis["bob"].get("/api/workers/", {"status": "blocked"}).json()["results"]] == []
 
     # the platform entry page: refused in A's unit only
-    assert _entry(client, crowd_a, "ASHARED", "NEWA") == 403
-    assert _entry(client, crowd_b, "ASHARED", "NEWB") == 200
+    assert _entry(client, crowd_a, "ASHARED", fake_mturk) == 403
+    assert _entry(client, crowd_b, "ASHARED", fake_mturk) == 200
 
 
 def test_a_local_annotator_blocked_in_one_project_still_gets_the_others_units(two_researchers):

@@ -120,8 +120,10 @@ def test_an_entry_with_a_session_prolific_does_not_know_is_refused(fake_prolific
     started = fake_prolific.start_submission(study, "REAL")
 
     def entry(pid: str, session: str) -> str | None:
-        return provider.check_entry(units[0], provider.parse_entry(
-            {"PROLIFIC_PID": pid, "STUDY_ID": study, "SESSION_ID": session}))
+        ctx = provider.parse_entry({"PROLIFIC_PID": pid, "STUDY_ID": study, "SESSION_ID": session})
+        assert provider.check_entry(units[0], ctx) is None  # the study is right: the session decides
+        check = provider.verify_entry(units[0], ctx)
+        return None if check.verdict == "verified" else check.reason
 
     assert entry("REAL", started["id"]) is None
     assert entry("FAKE", "made-up") == "Prolific does not know this session; open the study from Prolific"

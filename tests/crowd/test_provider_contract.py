@@ -10,7 +10,7 @@ from urllib.parse import parse_qs, urlparse
 
 import pytest
 
-from annotation_tasks.crowd import EntryContext, SubmissionRecord, get_provider
+from annotation_tasks.crowd import EntryContext, EntryVerdict, SubmissionRecord, get_provider
 from annotation_tasks.crowd.entry import local_worker_param
 from annotation_tasks.models import Assignment, QualityDecision, Worker
 from annotation_tasks.services import publishing, quality
@@ -27,6 +27,9 @@ class LocalHarness:
 
     def entry_query(self, unit, worker_id: str) -> dict:
         return {"worker": local_worker_param(worker_id)}
+
+    def forged_query(self, unit) -> dict:
+        return {"worker": "made-up"}  # not signed by us
 
     def submit(self, unit, worker_id: str) -> None:
         worker, _ = Worker.objects.get_or_create(provider="local", external_id=worker_id)
@@ -55,6 +58,10 @@ class MTurkHarness:
         aid = self.fake.accept(unit.provider_ref, worker_id)
         return {"assignmentId": aid, "hitId": unit.provider_ref, "workerId": worker_id, "turkSubmitTo": self.fake.url}
 
+    def forged_query(self, unit) -> dict:
+        return {"assignmentId": "MADEUPASSIGNMENT", "hitId": unit.provider_ref, "workerId": "AMADEUP",
+                "turkSubmitTo": self.fake.url}
+
     def submit(self, unit, worker_id: str) -> None:
         self.fake.submit(unit.provider_ref, worker_id, {"labels": "{}"})
 
@@ -80,6 +87,9 @@ class ProlificHarness:
     def entry_query(self, unit, worker_id: str) -> dict:
         started = self.fake.start_submission(unit.provider_ref, worker_id)
         return {k: v[0] for k, v in parse_qs(urlparse(started["url"]).query).items()}
+
+    def forged_query(self, unit) -> dict:
+        return {"PROLIFIC_PID": "MADEUP", "STUDY_ID": unit.provider_ref, "SESSION_ID": "made-up-session"}
 
     def submit(self, unit, worker_id: str) -> None:
         query = self.entry_query(unit, worker_id)
@@ -122,11 +132,22 @@ def published(harness, n: int = 2):
 
 def test_parse_entry_recognises_only_its_own_platform(harness):
     batch, units, provider = published(harness, 1)
-    context = provider.parse_entry(harness.entry_query(units[0], "W-ENTRY"))
+    context = provider.parse_entry(harness.entry_query(units[0], "AENTRY"))
     assert isinstance(context, EntryContext)
-    assert context.worker_external_id == "W-ENTRY" and not context.preview
+    assert context.worker_external_id == "AENTRY" and not context.preview
     assert provider.parse_entry({}) is None
     assert provider.parse_entry({"foo": "bar", "worker": "tampered"}) is None
+
+
+def test_verify_entry_lets_real_workers_in_and_no_made_up_one(harness):
+    """The platform is asked at the door: a made-up entry is refused (or cannot even be parsed); a real one is
+    vouched for, or (a platform that reads work only once submitted) let in to be verified at sync."""
+    batch, units, provider = published(harness, 1)
+    forged = provider.parse_entry(harness.forged_query(units[0]))
+    assert forged is None or provider.verify_entry(units[0], forged).verdict == EntryVerdict.UNKNOWN
+    real = provider.parse_entry(harness.entry_query(units[0], "AREAL"))
+    assert provider.check_entry(units[0], real) is None
+    assert provider.verify_entry(units[0], real).verdict in (EntryVerdict.VERIFIED, EntryVerdict.AFTER_SUBMIT)
 
 
 def test_cost_estimate_adds_fees_and_balance_is_a_decimal_or_unknown(harness):
@@ -150,19 +171,19 @@ def test_publish_gives_one_ref_per_unit_and_a_retry_publishes_nothing_twice(harn
 
 def test_sync_approve_reject_bonus_are_recorded_and_idempotent(harness):
     batch, units, provider = published(harness, 2)
-    harness.submit(units[0], "W1")
-    harness.submit(units[1], "W2")
+    harness.submit(units[0], "AW1")
+    harness.submit(units[1], "AW2")
     records = list(provider.list_submissions(batch))
     assert all(isinstance(r, SubmissionRecord) for r in records)
     assert {(r.worker_external_id, r.unit_ref, r.status) for r in records} == {
-        ("W1", units[0].provider_ref, "submitted"),
-        ("W2", units[1].provider_ref, "submitted"),
+        ("AW1", units[0].provider_ref, "submitted"),
+        ("AW2", units[1].provider_ref, "submitted"),
     }
     publishing.sync_batch(batch, provider)
     again = publishing.sync_batch(batch, provider)
     assert again.created == 0 and again.updated == 0
-    a1 = Assignment.objects.get(unit=units[0], worker__external_id="W1")
-    a2 = Assignment.objects.get(unit=units[1], worker__external_id="W2")
+    a1 = Assignment.objects.get(unit=units[0], worker__external_id="AW1")
+    a2 = Assignment.objects.get(unit=units[1], worker__external_id="AW2")
 
     d1 = quality.approve(a1, reason="good", provider=provider)
     assert quality.approve(a1, reason="good", provider=provider).pk == d1.pk  # a repeat is a no-op
@@ -173,7 +194,7 @@ def test_sync_approve_reject_bonus_are_recorded_and_idempotent(harness):
 
     quality.pay_bonus(a1, "0.25", "thorough work", provider=provider)
     quality.pay_bonus(a1, "0.25", "thorough work", provider=provider)
-    assert harness.bonuses_paid("W1") == 1
+    assert harness.bonuses_paid("AW1") == 1
     a1.refresh_from_db()
     assert a1.bonus_paid == Decimal("0.25")
 

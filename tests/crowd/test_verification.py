@@ -113,19 +113,24 @@ def test_made_up_mturk_ids_are_refused_or_left_unverified(client, fake_mturk):
     unit = _published("Forged MTurk", "mturk")
     path = urlparse(unit_entry_url(unit, "mturk")).path
     turk = f"turkSubmitTo={fake_mturk.url}"
-    resp = client.get(f"{path}?assignmentId=A1&hitId=MADEUPHIT&workerId=W1&{turk}")
+    resp = client.get(f"{path}?assignmentId=A1&hitId=MADEUPHIT&workerId=AW1&{turk}")
     assert resp.status_code == 403 and not Assignment.objects.exists()
+    made_up = f"{path}?assignmentId=MADEUP1&hitId={unit.provider_ref}&workerId=ANOBODY&{turk}"
+    resp = client.get(made_up)  # nobody holds the HIT on MTurk: no real worker can be at the door
+    assert resp.status_code == 403 and not Assignment.objects.exists()
+    resp = client.get(made_up.replace("workerId=ANOBODY", "workerId=NOBODY"))  # not even an MTurk worker id
+    assert resp.status_code == 403 and b"not MTurk" in resp.content
 
-    element = open_unit(client, f"{path}?assignmentId=MADEUP1&hitId={unit.provider_ref}&workerId=NOBODY&{turk}")
-    label_everything(client, element["token"])
     real_id = fake_mturk.accept(unit.provider_ref, "AREALWORKER")
+    element = open_unit(client, made_up)  # while someone holds the HIT, MTurk cannot tell: let in, no slot held
+    label_everything(client, element["token"])
     element = open_unit(client, fake_mturk.worker_url(real_id))
     label_everything(client, element["token"])
     fake_mturk.external_submit({"assignmentId": real_id, "factcrowd": "submitted"})
 
     publishing.sync_batch(unit.batch)
     by_worker = dict(Assignment.objects.values_list("worker__external_id", "verification"))
-    assert by_worker == {"NOBODY": "unverified", "AREALWORKER": "verified"}
+    assert by_worker == {"ANOBODY": "unverified", "AREALWORKER": "verified"}
     real = Assignment.objects.get(worker__external_id="AREALWORKER")
     assert _counted_assignments(unit) == {real.pk}
 

@@ -31,7 +31,7 @@ def test_mturk_path_in_chromium(settings, live_server, page, shot, fake_mturk): 
     unit = make_unit("E2E crowd MTurk", n_qas=2, n_responses=1, wanted=1, provider="mturk")
     publishing.publish_batch(unit.batch, reward="0.80", assignments_per_unit=1)
     unit.refresh_from_db()
-    aid = fake_mturk.accept(unit.provider_ref, "CHROMEWORKER")
+    aid = fake_mturk.accept(unit.provider_ref, "ACHROMEWORKER")
 
     page.goto(f"{fake_mturk.url}/hit/{aid}")
     frame = page.frame_locator("#hit")
@@ -42,7 +42,7 @@ def test_mturk_path_in_chromium(settings, live_server, page, shot, fake_mturk): 
 
     assert publishing.sync_batch(unit.batch).unchanged == 1
     a = Assignment.objects.get()
-    assert (a.provider_assignment_id, a.worker.external_id, a.status) == (aid, "CHROMEWORKER", "submitted")
+    assert (a.provider_assignment_id, a.worker.external_id, a.status) == (aid, "ACHROMEWORKER", "submitted")
     assert a.verification == "verified"  # MTurk lists this worker's assignment: the work counts
     assert SpanLabel.objects.filter(assignment=a, covered=True).count() == 2
     assert sorted(QALabel.objects.filter(assignment=a).values_list("supported", flat=True)) == [False, True]

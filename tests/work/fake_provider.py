@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from annotation_tasks.crowd.base import CrowdProvider, EntryContext
+from annotation_tasks.crowd.base import CrowdProvider, EntryCheck, EntryContext, EntryVerdict
 
 
 class FakeProvider(CrowdProvider):
@@ -23,6 +23,9 @@ class FakeProvider(CrowdProvider):
             submit_to=query.get("fp_submit", ""),
             completion_url=query.get("fp_done", ""),
         )
+
+    def verify_entry(self, unit, context: EntryContext) -> EntryCheck:
+        return EntryCheck(EntryVerdict.VERIFIED)  # this platform vouches for every entry it makes
 
     def _no(self, *a, **k):
         raise NotImplementedError

@@ -4,7 +4,8 @@ It speaks MTurk's JSON protocol (X-Amz-Target names the operation), keeps HITs, 
 qualifications in memory, pages like MTurk (NextToken), answers a UniqueRequestToken seen within 24 hours with
 MTurk's own error ('The idempotency token "..." has already been processed', which names no object) and forgets
 it after that (`advance` moves the fake's clock), refuses HTMLQuestion and http ExternalURLs outside loopback,
-lists bonus payments, can inject ThrottlingException, and also serves the worker side's /mturk/externalSubmit so
+lists bonus payments, reads an assignment (GetAssignment) only once it is submitted, gives a HIT's live
+NumberOfAssignmentsPending / Available / Completed, holds ids to MTurk's shapes, can inject ThrottlingException, and also serves the worker side's /mturk/externalSubmit so
 a browser (or requests) can submit an assignment as a worker would.
 """
 from __future__ import annotations
@@ -26,12 +27,23 @@ from tests.crowd.fakes.loopback import LoopbackFake
 
 TARGET_PREFIX = "MTurkRequesterServiceV20170117."
 PREVIEW = "ASSIGNMENT_ID_NOT_AVAILABLE"
+READABLE = ("Submitted", "Approved", "Rejected")  # the AssignmentStatus values GetAssignment can read
+ENTITY_ID = re.compile(r"[A-Z0-9]{1,64}")  # EntityId in MTurk's API model (assignment and HIT ids)
 
 
 class FakeError(Exception):
     def __init__(self, code: str, message: str, status: int = 400) -> None:
         super().__init__(message)
         self.code, self.message, self.status = code, message, status
+
+
+def _entity_id(body: dict, field: str) -> str:
+    """A required id parameter, held to MTurk's EntityId shape."""
+    value = body.get(field)
+    if not isinstance(value, str) or not ENTITY_ID.fullmatch(value):
+        raise FakeError("ValidationException", f"1 validation error detected: Value at '{field}' failed to satisfy "
+                                               "constraint: Member must satisfy regular expression pattern: ^[A-Z0-9]+$")
+    return value
 
 
 def _id(n: int = 30) -> str:
@@ -115,7 +127,9 @@ class FakeMTurk(LoopbackFake):
 
     # -- worker side (what a worker's browser does on MTurk) ---------------------------------
     def accept(self, hit_id: str, worker_id: str, assignment_id: str | None = None) -> str:
-        """A worker accepts the HIT: an assignment exists but is not listed until submitted."""
+        """A worker accepts the HIT: an assignment exists but is not listed (nor readable) until submitted."""
+        if not re.fullmatch(r"A[A-Z0-9]{1,63}", worker_id):
+            raise ValueError(f"{worker_id!r} is not an MTurk worker id (CustomerId: ^A[A-Z0-9]+$)")
         with self.lock:
             hit = self.hits[hit_id]
             taken = [a for a in self.assignments.values() if a["HITId"] == hit_id]
@@ -259,13 +273,22 @@ class FakeMTurk(LoopbackFake):
         self.balance -= Decimal(ht["Reward"]) * body["MaxAssignments"] * (1 + fee)
         return {"HIT": hit}
 
+    def _hit_view(self, hit: dict) -> dict:
+        """A HIT with MTurk's live counts: pending = accepted and not yet submitted, returned or abandoned."""
+        mine = [a["AssignmentStatus"] for a in self.assignments.values() if a["HITId"] == hit["HITId"]]
+        pending = sum(1 for st in mine if st == "Accepted")
+        completed = sum(1 for st in mine if st in READABLE)
+        return {**hit, "NumberOfAssignmentsPending": pending, "NumberOfAssignmentsCompleted": completed,
+                "NumberOfAssignmentsAvailable": max(0, hit["MaxAssignments"] - pending - completed)}
+
     def op_GetHIT(self, body: dict) -> dict:  # noqa: N802
-        if body["HITId"] not in self.hits:
-            raise FakeError("RequestError", f"HIT {body['HITId']} does not exist")
-        return {"HIT": self.hits[body["HITId"]]}
+        hit_id = _entity_id(body, "HITId")
+        if hit_id not in self.hits:
+            raise FakeError("RequestError", f"Hit {hit_id} does not exist. ({int(time.time() * 1000)})")
+        return {"HIT": self._hit_view(self.hits[hit_id])}
 
     def op_ListHITs(self, body: dict) -> dict:  # noqa: N802
-        chunk, nxt = self._page(list(self.hits.values()), body)
+        chunk, nxt = self._page([self._hit_view(h) for h in self.hits.values()], body)
         return {"HITs": chunk, "NumResults": len(chunk), **({"NextToken": nxt} if nxt else {})}
 
     def op_UpdateExpirationForHIT(self, body: dict) -> dict:  # noqa: N802
@@ -286,10 +309,13 @@ class FakeMTurk(LoopbackFake):
         return {"Assignments": chunk, "NumResults": len(chunk), **({"NextToken": nxt} if nxt else {})}
 
     def op_GetAssignment(self, body: dict) -> dict:  # noqa: N802
-        a = self.assignments.get(body["AssignmentId"])
-        if a is None:
-            raise FakeError("RequestError", "assignment does not exist")
-        return {"Assignment": a, "HIT": self.hits[a["HITId"]]}
+        """Like MTurk: only the requester's own assignments with a status of Submitted, Approved or Rejected; one
+        accepted and in progress cannot be read (the same error as an assignment that does not exist)."""
+        aid = _entity_id(body, "AssignmentId")
+        a = self.assignments.get(aid)
+        if a is None or a["AssignmentStatus"] not in READABLE:
+            raise FakeError("RequestError", f"Assignment {aid} does not exist. ({int(time.time() * 1000)})")
+        return {"Assignment": a, "HIT": self._hit_view(self.hits[a["HITId"]])}
 
     def op_ApproveAssignment(self, body: dict) -> dict:  # noqa: N802
         a = self.assignments.get(body["AssignmentId"])

@@ -7,7 +7,9 @@ completion redirect /submissions/complete?cc=CODE (for the participant whose bro
 last, like Prolific's logged-in session). It can answer 429 a few times to exercise retries, or fail the next
 call to one path with a 5xx after (or before) carrying it out.
 
-What it enforces, as Prolific documents it: only the study fields of CreateStudy (an unknown one such as
+Retrieving a submission (GET /submissions/{id}/, the SESSION_ID) answers only for submissions it made (404
+otherwise), with `participant` and `study_id`; listing /submissions/ needs a study; `down` makes every API call
+answer 503. What it enforces, as Prolific documents it: only the study fields of CreateStudy (an unknown one such as
 `maximal_time` is a 400 naming it); participant groups are created in a workspace (or organisation) and listed
 with a workspace filter; paying a bulk bonus twice pays twice; submission transitions are idempotent; a study
 STOPs to COMPLETED; a submission may be PARTIALLY APPROVED; a code the study does not register still completes
@@ -56,6 +58,7 @@ class FakeProlific(LoopbackFake):
         # "METHOD path" pattern -> "after" (carry the call out, then answer 502) or "before" (502, do nothing)
         self.fail_next: dict[str, str] = {}
         self.browser_participant: str | None = None
+        self.down = False  # every API call answers 503 (an outage), the participant side still works
 
     # -- server ---------------------------------------------------------------------------
     def _handler(self) -> type[BaseHTTPRequestHandler]:
@@ -87,6 +90,9 @@ class FakeProlific(LoopbackFake):
                     return
                 with fake.lock:
                     fake.requests.append((method, url.path))
+                    if fake.down:
+                        self._reply(503, {"error": {"detail": "service unavailable"}})
+                        return
                     key = next((k for k in fake.fail_next if re.fullmatch(k, f"{method} {url.path}")), None)
                     failure = fake.fail_next.pop(key) if key is not None else None
                     if failure == "before":
@@ -230,6 +236,14 @@ class FakeProlific(LoopbackFake):
                 return 400, {"error": {"detail": f"cannot {action} a {study['status']} study"}}
             if m := re.fullmatch(r"/studies/([^/]+)/submissions/", p):
                 subs = [s for s in self.submissions.values() if s["study_id"] == m.group(1)]
+                return 200, self._page(subs, path, query, host)
+            if p == "/submissions/" and method == "GET":  # List submissions: "A study id is required"
+                study = query.get("study", [""])[0]
+                if not study:
+                    return 400, {"error": {"detail": {"study": ["This field is required."]}}}
+                subs = [{**{k: v for k, v in s.items() if k != "participant_id"}, "participant_id": s["participant_id"]}
+                        for s in self.submissions.values() if s["study_id"] == study
+                        and (not query.get("status") or s["status"] == query["status"][0].upper().replace("_", " "))]
                 return 200, self._page(subs, path, query, host)
             if (m := re.fullmatch(r"/submissions/([^/]+)/", p)) and method == "GET":
                 sub = self.submissions[m.group(1)]
