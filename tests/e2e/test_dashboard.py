@@ -12,6 +12,7 @@ import json
 import re
 import shutil
 import subprocess
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -268,6 +269,14 @@ def test_upload_parse_validate_launch_annotate_report_export(live_server, chromi
         call_command("export", project="E2E study", fmt=fmt, output="-", stdout=cli)
         assert downloaded == cli.getvalue(), fmt
     assert json.loads(downloaded.splitlines()[0])  # real JSON lines
+    # ... and the CSV of another aggregation's labels, as `export --csv --aggregation` writes it
+    page.get_by_test_id("export-aggregation").select_option("dawid_skene")
+    with page.expect_download() as info:
+        page.get_by_test_id("export-qa-jsonl-csv").click()
+    cli_dir = Path(tempfile.mkdtemp())
+    call_command("export", project="E2E study", fmt="qa-jsonl", output=str(cli_dir / "qa.jsonl"), csv=True,
+                 aggregation="dawid_skene", stderr=io.StringIO())
+    assert Path(info.value.path()).read_text(encoding="utf-8") == (cli_dir / "qa.csv").read_text(encoding="utf-8")
     shot(page, "exports")
     assert Unit.objects.filter(batch=batch).count() == 3
     assert not console_errors, console_errors
