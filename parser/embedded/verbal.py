@@ -14,6 +14,7 @@ from parser.embedded.arguments import (
     Arg,
     adverbial_argument,
     adverbial_clause,
+    antecedent,
     clause_adjunct,
     find_subject,
     governor,
@@ -235,6 +236,7 @@ def verbal_arguments(v: SpacyToken) -> tuple[list[Arg], bool]:
     subj = find_subject(v)
     if subj is not None and subj[0][0] < subj[0][1] and not (subj[0][0] <= v.i < subj[0][1]):
         found.add(Arg("subj", subj[0], subj[1], rule=_subject_rule(v, subj[1])))
+        _add_antecedent(found.args[-1], v)
     for c in v.children:
         handler = _HANDLERS.get(c.dep_)
         if handler is not None:
@@ -248,6 +250,8 @@ def verbal_arguments(v: SpacyToken) -> tuple[list[Arg], bool]:
         for arg in found.args[before:]:
             arg.rule = "inherit"
     if not found.has_obj:
+        _shared_object(v, found)
+    if not found.has_obj:
         before = len(found.args)
         _quoted_clause(v, found)
         for arg in found.args[before:]:
@@ -257,6 +261,17 @@ def verbal_arguments(v: SpacyToken) -> tuple[list[Arg], bool]:
             if arg.kind == "obj":
                 arg.prep = found.particle
     return [a for a in (_resolve_relative(a, v) for a in found.args) if a is not None], found.has_obj
+
+
+def _add_antecedent(arg: Arg, v: SpacyToken) -> None:
+    """A pronoun argument answers beside the noun phrase it stands for: QA-SRL GS annotators often give the
+    antecedent ("Who collapsed?" -> "the Zambian President" for "he"); the scorer weighs that second answer."""
+    head = arg.head
+    if head is None or head.tag_ != "PRP" or arg.span[1] - arg.span[0] != 1:
+        return
+    found = antecedent(head)
+    if found is not None and not (found[0][0] <= v.i < found[0][1]):
+        arg.mention = found[0]
 
 
 def _subject_rule(v: SpacyToken, head: SpacyToken) -> str:
@@ -298,6 +313,18 @@ def _inherit_adjuncts(v: SpacyToken, args: list[Arg]) -> None:
         arg = clause_adjunct(v.head, c)
         if arg is not None and arg.kind == "adj" and arg.wh in INHERIT_WH and arg.wh not in covered:
             args.append(arg)
+
+
+def _shared_object(v: SpacyToken, found: _VerbArgs) -> None:
+    """Coordinated verbs share the last one's object ("the Gliders met and defeated Mexico": Mexico was met)."""
+    if v.tag_ not in {"VBD", "VBZ", "VBP", "VB", "VBN"} or any(c.dep_ in {"prep", "ccomp", "xcomp", "dative"} for c in v.children):
+        return
+    for c in v.children:
+        if c.dep_ == "conj" and c.tag_ == v.tag_ and c.i > v.i and not any(g.dep_ in SUBJ_DEPS for g in c.children):
+            obj = first_child(c, "dobj")
+            if obj is not None and obj.lower_ not in RELATIVE_WORDS and c.left_edge.i == c.i:
+                found.add(Arg("obj", subtree_span(obj), obj, rule="shared_obj"), is_obj=True)
+            return
 
 
 def _quoted_clause(v: SpacyToken, found: _VerbArgs) -> None:
@@ -428,7 +455,9 @@ def argument_features(v: SpacyToken, arg: Arg, span: tuple[int, int], pieces: in
         feats += [f"htag={rule}:{head.tag_}", f"hdep={rule}:{head.dep_}", f"hclass={cls}:{hclass}"]
         if head.tag_ in _FUNCTION_TAGS:
             feats.append(f"hword={rule}:{head.lower_}")
-    if pieces > 1:
+    if span == arg.mention:
+        feats += ["mention", f"mention={rule}:{first.tag_}"]
+    elif pieces > 1:
         feats += [f"conj={rule}", f"conj_n={_bucket(pieces)}"]
     if arg.prep != EMPTY:
         feats.append(f"prep={rule}:{arg.prep}")

@@ -95,9 +95,29 @@ def test_precision_first_objective_prefers_any_threshold_that_reaches_the_precis
 
 @pytest.mark.shared_data
 def test_verbal_arguments_on_wikinews_dev_do_not_regress(embedded: EmbeddedParser) -> None:
-    """Held out from the scorer's fitting; 0.655 before issue 11. The issue's 0.70 / P 0.85 is not reached yet."""
+    """Held out from the scorer's fitting; 0.655 before issue 11, 0.661 before the scorer. The issue's 0.70 / P 0.85 is not reached yet."""
     gold = evaluation.load_qasrl_gs(shared_file("qasrl_gs", "wikinews.dev.gold.csv"),
                                     shared_file("qasrl_gs", "wikinews.dev.full.csv"))
     report = evaluation.evaluate_verbal(gold, embedded.parse_tokenized, evaluation.QA_SRL_GS_IOU)
-    assert report.arguments.f1 >= 0.655 and report.arguments.precision >= 0.78, report.as_dict()
+    assert report.arguments.f1 >= 0.665 and report.arguments.precision >= 0.77, report.as_dict()
     assert report.valid_questions == report.questions
+
+
+def _qas(embedded: EmbeddedParser, text: str, verb: str) -> dict[str, list[str]]:
+    words = text.split()
+    frames = embedded.parse_tokenized([words])[0]
+    frame = next(f for f in frames if f.text == verb)
+    return {qa.question: [" ".join(words[a.start:a.end]) for a in qa.answers] for qa in frame.qas}
+
+
+def test_coordinated_verbs_share_the_object_of_the_last(embedded: EmbeddedParser) -> None:
+    # QA-SRL GS asks "Who did someone meet?" -> Mexico; the first verb had no object of its own before
+    assert _qas(embedded, "The Gliders met and defeated Mexico in the final .", "met")["Who did someone meet?"] == ["Mexico"]
+    # a verb with its own complement keeps it and takes no other object
+    looked = _qas(embedded, "She looked at the map and found the road .", "looked")
+    assert ["at the map"] in looked.values() and ["the road"] not in looked.values()
+
+
+def test_a_pronoun_subject_also_answers_with_its_antecedent(embedded: EmbeddedParser) -> None:
+    qas = _qas(embedded, "The minister arrived late because he missed the train .", "missed")
+    assert qas["Who missed something?"] == ["he", "The minister"]
