@@ -29,7 +29,9 @@ from parser.embedded.questions import VerbInfo, add_qas, make_question
 from parser.embedded.syntax import (
     NOUN_TAGS,
     PROPER_TAGS,
+    RELATIVE_WORDS,
     SUBJ_DEPS,
+    VERB_TAGS,
     covers,
     first_child,
     np_antecedent,
@@ -40,7 +42,7 @@ from parser.embedded.wordclass import core_wh, filler, is_person, is_time
 from parser.types import PredicateFrame
 
 AGENT_SUFFIXES = ("er", "or", "ist", "ant", "ent", "eer")
-ARGUMENT_FEATURE_VERSION = 1
+ARGUMENT_FEATURE_VERSION = 2
 ARGUMENT_MODEL_PATH = DATA_DIR / "nominal_arguments.json"
 TIME_ADJECTIVES = frozenset("early earlier late later recent previous former initial final first last next".split())
 CLAUSE_ADJUNCT_WH = frozenset({"when", "where", "why", "how", "how long"})
@@ -80,6 +82,7 @@ class NounArgs:
     agent: Arg | None = None
     theme: Arg | None = None
     adjuncts: list[Arg] = field(default_factory=list)
+    extra: list[Arg] = field(default_factory=list)  # further agent / theme candidates, each its own question
 
     def possessor(self, c: SpacyToken) -> None:
         if c.tag_ == "WP$":
@@ -90,7 +93,7 @@ class NounArgs:
                 self.agent = Arg("agent", found[0], found[1], core_wh(found[1]), rule="poss_pronoun",
                                  mention=(c.i, c.i + 1))
         else:
-            self.agent = Arg("agent", subtree_span(c), c, core_wh(c), rule="poss")
+            self.agent = Arg("agent", _without_case(c), c, core_wh(c), rule="poss")
 
     def compound(self, c: SpacyToken) -> None:
         if c.tag_ not in NOUN_TAGS | PROPER_TAGS | {"CD"}:
@@ -116,6 +119,23 @@ class NounArgs:
             pobj = first_child(by, "pobj") if by is not None else None
             if pobj is not None and self.agent is None:
                 self.agent = Arg("agent", subtree_span(pobj), pobj, core_wh(pobj), "by", rule="light_verb_by")
+        elif c.dep_ == "acl" and c.i > self.n.i and c.tag_ in {"VBG", "VBN"}:
+            # "delays processing the applications", "provisions guaranteeing freedom": what the event is about
+            self.extra.append(Arg("obj", subtree_span(c), c, "what", rule=f"acl_{c.tag_}"))
+
+    def relative(self, c: SpacyToken) -> None:
+        """'the song she wrote', 'the speech he gave': the relative clause's own subject does the event."""
+        subj = next((s for s in c.children if s.dep_ == "nsubj"), None)
+        if subj is None or subj.lower_ in RELATIVE_WORDS or subj.tag_ in {"WDT", "WP", "EX"}:
+            return
+        found = _subject_arg(subj, "relcl_subject")
+        if found is not None and not covers(found.head, self.n.i):
+            self.extra.append(found)
+
+    def apposition(self, c: SpacyToken) -> None:
+        """'a span of 75 miles, the longest closure': the appositive restates the event or its theme."""
+        if c.tag_ in NOUN_TAGS | PROPER_TAGS and c.i > self.n.i:
+            self.extra.append(Arg("obj", subtree_span(c), c, core_wh(c), rule="appos_child"))
 
     def number(self, c: SpacyToken) -> None:
         if c.tag_ == "CD" and c.i < self.n.i:
@@ -148,6 +168,13 @@ class NounArgs:
             if arg is not None:
                 arg.rule = f"pp_{arg.kind}_{arg.wh}"
                 self.adjuncts.append(arg)
+        if prep in {"of", "to", "on", "for", "against"}:  # "damage to railway lines in Dawlish": where it happened
+            for c2 in pobj.children:
+                if c2.dep_ == "prep":
+                    arg = prep_argument(self.n, c2)
+                    if arg is not None and arg.kind == "adj":
+                        arg.rule = f"pp2_{arg.wh}"
+                        self.adjuncts.append(arg)
 
     def verbal_object(self, c: SpacyToken) -> None:
         """A noun parsed with a verb's dependents ("the killing civilians"): its object is the theme."""
@@ -170,6 +197,25 @@ class NounArgs:
             noun = head.head
             self.agent = Arg("agent", np_antecedent(noun, head), noun, core_wh(noun), rule=f"pp_head_{head.lower_}")
 
+    def around_extra(self) -> None:
+        """The phrase the noun modifies when the agent slot is taken: "several weeks of protests" (how long),
+        "nearly 1 billion in donations" (what was donated), "investment approach"."""
+        n, head = self.n, self.n.head
+        have = {a.span for a in (self.agent, self.theme, *self.extra) if a is not None}
+        arg = None
+        if n.dep_ == "compound" and head.tag_ in NOUN_TAGS | PROPER_TAGS and head.i > n.i:
+            arg = Arg("obj", trim(n.doc, n.i + 1, head.i + 1), head, core_wh(head), rule="compound_head_extra")
+        elif n.dep_ == "pobj" and head.dep_ == "prep" and head.head.tag_ in NOUN_TAGS | PROPER_TAGS | {"CD"}:
+            noun = head.head
+            wh = "how long" if is_time(noun) and head.lower_ == "of" else core_wh(noun)
+            kind = "adj" if wh == "how long" else "obj"
+            arg = Arg(kind, np_antecedent(noun, head), noun, wh, rule=f"pp_head_extra_{head.lower_}")
+        if arg is not None and arg.span not in have:
+            if arg.kind == "adj":
+                self.adjuncts.append(arg)
+            else:
+                self.extra.append(arg)
+
     def shared_from_conjuncts(self) -> None:
         """'the production and distribution of goods': conjuncts share the of-phrase and the possessor."""
         n = self.n
@@ -183,7 +229,16 @@ class NounArgs:
                     if pobj is not None:
                         self.theme = Arg("obj", subtree_span(pobj), pobj, core_wh(pobj), rule="conj_of")
                 elif self.agent is None and c.dep_ == "poss" and c.tag_ != "PRP$" and c.i < n.i:
-                    self.agent = Arg("agent", subtree_span(c), c, core_wh(c), rule="conj_poss")
+                    self.agent = Arg("agent", _without_case(c), c, core_wh(c), rule="conj_poss")
+
+
+def _without_case(c: SpacyToken) -> tuple[int, int]:
+    """A possessor's span without its "'s" ("the minister's rejection" -> "the minister"), as QANom answers are."""
+    start, end = subtree_span(c)
+    doc = c.doc
+    if end - start > 1 and doc[end - 1].tag_ == "POS":
+        end -= 1
+    return start, end
 
 
 _HANDLERS: dict[str, Callable[[NounArgs, SpacyToken], None]] = {
@@ -197,6 +252,8 @@ _HANDLERS: dict[str, Callable[[NounArgs, SpacyToken], None]] = {
     "prep": NounArgs.prep,
     "dobj": NounArgs.verbal_object,
     "nsubj": NounArgs.verbal_subject,
+    "relcl": NounArgs.relative,
+    "appos": NounArgs.apposition,
 }
 
 
@@ -223,6 +280,23 @@ def _as_agent_noun(found: NounArgs) -> None:
     found.agent = _agent_noun_referent(found.n)
 
 
+def _subject_arg(subj: SpacyToken, rule: str, span: tuple[int, int] | None = None) -> Arg | None:
+    """A subject as an agent candidate, a personal pronoun resolved to its antecedent (the pronoun kept as a mention)."""
+    found = (span or subtree_span(subj), subj)
+    mention = None
+    if subj.tag_ == "PRP" and subj.lower_ in PRONOUN_PERSON:
+        resolved = antecedent(subj)
+        if resolved is not None:
+            mention, found = found[0], resolved
+    if found[0][0] >= found[0][1]:
+        return None
+    return Arg("agent", found[0], found[1], core_wh(found[1]), rule=rule, mention=mention)
+
+
+def _is_passive(v: SpacyToken) -> bool:
+    return any(c.dep_ in {"nsubjpass", "csubjpass", "auxpass"} for c in v.children)
+
+
 def _clause_subject(n: SpacyToken, gov: SpacyToken) -> Arg | None:
     """The subject of the clause around the noun ("Israel conducted an investigation"), pronouns resolved.
 
@@ -231,17 +305,59 @@ def _clause_subject(n: SpacyToken, gov: SpacyToken) -> Arg | None:
     """
     if n.dep_ in {"compound", "conj"} or n.head.dep_ == "compound":
         return None
-    if any(c.dep_ in {"nsubjpass", "csubjpass", "auxpass"} for c in gov.children):
+    if _is_passive(gov):
         return None
     subj = find_subject(gov)
-    mention = None
-    if subj is not None and subj[1].tag_ == "PRP" and subj[1].lower_ in PRONOUN_PERSON:
-        resolved = antecedent(subj[1])
-        if resolved is not None:
-            mention, subj = subj[0], resolved
-    if subj is not None and subj[0][0] < subj[0][1] and not (subj[0][0] <= n.i < subj[0][1]):
-        return Arg("agent", subj[0], subj[1], core_wh(subj[1]), rule="clause_subject", mention=mention)
-    return None
+    if subj is None or subj[0][0] <= n.i < subj[0][1]:
+        return None
+    return _subject_arg(subj[1], "clause_subject", subj[0])
+
+
+UPPER_DEPS = frozenset({"xcomp", "ccomp", "advcl", "conj", "pcomp", "relcl", "acl", "prep", "pobj"})
+
+
+def _upper_subjects(n: SpacyToken, gov: SpacyToken | None, have: set[tuple[int, int]]) -> list[Arg]:
+    """Subjects of the clauses above the noun's own ("FIFA claims they were not involved in the selection",
+    "Turing died from poisoning" when the PP hangs lower): candidates the scorer weighs by how far up they are.
+    Never through a compound or conjunct noun, nor the subject of a passive clause."""
+    if n.dep_ in {"compound", "conj"} or n.head.dep_ == "compound":
+        return []
+    found: list[Arg] = []
+    v = gov if gov is not None else n
+    hops = 0
+    while hops < 3:
+        head = v.head
+        if head == v or v.dep_ not in UPPER_DEPS and v != n:
+            break
+        # the next verb above
+        tok = head
+        while tok.tag_ not in VERB_TAGS and tok.head != tok and tok.dep_ in UPPER_DEPS | {"dobj", "attr", "nsubj"}:
+            tok = tok.head
+        if tok.tag_ not in VERB_TAGS:
+            break
+        hops += 1
+        v = tok
+        if _is_passive(v):
+            continue
+        subj = find_subject(v)
+        if subj is None or subj[0] in have or subj[0][0] <= n.i < subj[0][1]:
+            continue
+        arg = _subject_arg(subj[1], f"upper_subject_{hops}{'_nogov' if gov is None else ''}", subj[0])
+        if arg is not None and arg.span not in have:
+            have.add(arg.span)
+            found.append(arg)
+    return found
+
+
+def _passive_subject(n: SpacyToken, gov: SpacyToken) -> Arg | None:
+    """A passive clause's subject as what the event was done to ("the photo was removed from circulation",
+    "two guards were injured in the robbery" -> who was robbed): the theme, never the doer."""
+    if n.dep_ not in {"pobj", "dobj", "dative"} or n.head.dep_ == "compound" or not _is_passive(gov):
+        return None
+    subj = first_child(gov, "nsubjpass")
+    if subj is None or covers(subj, n.i):
+        return None
+    return _subject_arg(subj, "clause_passive_subject")
 
 
 def _clause_adjuncts(n: SpacyToken, gov: SpacyToken) -> list[Arg]:
@@ -296,14 +412,27 @@ def arguments_in_clause(n: SpacyToken, verb: str, gov: SpacyToken | None) -> Nou
     agentive = is_agent_noun(n, verb)
     if agentive:
         _as_agent_noun(found)
+        found.extra = [a for a in found.extra if a.rule != "appos_child"]  # the appositive names the doer
     if gov is not None:
         if found.agent is None and n.dep_ not in SUBJ_DEPS and (not agentive or n.dep_ in {"attr", "oprd"}):
             found.agent = _clause_subject(n, gov)
         if found.theme is None and n.dep_ in {"pobj", "nsubj", "nsubjpass"}:
             found.theme = _clause_object(n, gov)
+        passive = _passive_subject(n, gov)
+        if passive is not None:
+            passive.kind = "obj"
+            found.extra.append(passive)
         found.adjuncts.extend(_clause_adjuncts(n, gov))
     if gov is None or found.agent is None:
         found.around()
+    if not agentive:
+        found.around_extra()
+    if not agentive and n.dep_ not in SUBJ_DEPS:
+        have = {a.span for a in (found.agent, found.theme, *found.extra) if a is not None}
+        found.extra.extend(_upper_subjects(n, gov, have))
+    if n.dep_ == "appos" and n.head.tag_ in NOUN_TAGS | PROPER_TAGS and n.head.i < n.i:
+        head = n.head
+        found.extra.append(Arg("obj", np_antecedent(head, n), head, core_wh(head), rule="appos_head"))
     return found
 
 
@@ -330,6 +459,11 @@ def nominal_questions(verb: str, found: NounArgs) -> list[Question]:
             qas.append((make_question(replace(info, passive=True), theme.wh), theme))
     if agent is not None:
         qas.append((make_question(info, agent.wh, obj="something" if theme is None else filler(theme.head)), agent))
+    for a in found.extra:
+        if a.kind == "obj":
+            qas.append((make_question(replace(info, passive=True), a.wh), a))
+        else:
+            qas.append((make_question(info, a.wh, obj="something" if theme is None else filler(theme.head)), a))
     for a in found.adjuncts:
         if a.kind == "prep":
             q = make_question(info, a.wh, subj="someone", prep=a.prep)
@@ -347,27 +481,34 @@ def _bucket(n: int) -> str:
 
 
 def _noun_context(n: SpacyToken, verb: str, gov: SpacyToken | None) -> tuple[str, str, str, list[str]]:
-    """What every argument of one noun shares: its relation, tag, verb and the clause's verb, determiner."""
+    """What every argument of one noun shares: its relation (and the preposition it hangs from), tag, verb,
+    the clause's verb and voice, determiner."""
     shared = [f"ntag={n.tag_}", f"v={verb}"]
+    ndep = n.dep_
+    if ndep == "pobj":  # "in response to", "during the interview", "died from poisoning"
+        ndep = f"pobj:{n.head.lower_}"
     gov_stem = ""
     if gov is not None:
         gov_stem = lexicon.verb_stem(gov.lower_, gov.tag_)
-        shared.append(f"gov={gov_stem}")
+        shared += [f"gov={gov_stem}", f"govpass={_is_passive(gov)}"]
     det = first_child(n, "det")
     shared.append(f"det={det.lower_ if det is not None else '-'}")
-    return n.dep_, verb, gov_stem, shared
+    return ndep, verb, gov_stem, shared
 
 
-def argument_features(n: SpacyToken, arg: Arg, context: tuple[str, str, str, list[str]]) -> list[str]:
-    """Features of one candidate argument of an event noun: the rule that found it and its context."""
+def argument_features(n: SpacyToken, arg: Arg, context: tuple[str, str, str, list[str]],
+                      found: NounArgs | None = None) -> list[str]:
+    """Features of one candidate argument of an event noun: the rule that found it, the answer's head, the
+    rules that filled the noun's agent and theme slots, and the noun's context."""
     ndep, verb, gov_stem, shared = context
     rule = arg.rule or arg.kind
     feats = ["bias", f"rule={rule}", f"rule_wh={rule}:{arg.wh}", f"ndep={ndep}", f"rule_ndep={rule}:{ndep}",
-             f"rule_v={rule}:{verb}", *shared]
+             f"rule_v={rule}:{verb}", f"v_wh={verb}:{arg.wh}", *shared]
     head = arg.head
     if head is not None:
         cls = "person" if is_person(head) else "time" if is_time(head) else "other"
-        feats += [f"htag={rule}:{head.tag_}", f"hdep={rule}:{head.dep_}", f"hclass={rule}:{cls}"]
+        feats += [f"htag={rule}:{head.tag_}", f"hdep={rule}:{head.dep_}", f"hclass={rule}:{cls}",
+                  f"hword={rule}:{head.lower_}"]
     i = n.i
     start, end = arg.span
     gap = start - i if start > i else i - end + 1
@@ -376,6 +517,10 @@ def argument_features(n: SpacyToken, arg: Arg, context: tuple[str, str, str, lis
         feats.append(f"rule_gov={rule}:{gov_stem}")
     if arg.prep != EMPTY_PREP:
         feats.append(f"prep={rule}:{arg.prep}")
+    if found is not None:
+        agent, theme = found.agent, found.theme
+        feats += [f"slots={rule}:{agent.rule if agent is not None else '-'}/{theme.rule if theme is not None else '-'}",
+                  f"extras={rule}:{_bucket(len(found.extra))}"]
     return feats
 
 
@@ -388,8 +533,9 @@ def scored_questions(n: SpacyToken, verb: str) -> list[tuple[tuple[str, ...] | N
     """Every question the rules ask about an event noun, with its argument and that argument's features."""
     gov = noun_governor(n)
     context = _noun_context(n, verb, gov)
+    found = arguments_in_clause(n, verb, gov)
     i = n.i
-    return [(q, a, argument_features(n, a, context)) for q, a in nominal_questions(verb, arguments_in_clause(n, verb, gov))
+    return [(q, a, argument_features(n, a, context, found)) for q, a in nominal_questions(verb, found)
             if q is not None and not (a.span[0] <= i < a.span[1])]
 
 
