@@ -1,5 +1,5 @@
 """Inter-annotator agreement over a labels frame: Fleiss' kappa, Krippendorff's alpha, unanimity,
-and each worker's agreement with the majority of the other workers.
+and each worker's agreement with the majority of the other workers; Cohen's kappa between two raters.
 
 All coefficients start from the per-item count matrix of aggregation.item_counts (one np.bincount), so a
 million labels take a fraction of a second. A coefficient that is undefined for the data (one category
@@ -45,6 +45,31 @@ def fleiss_kappa(counts: np.ndarray) -> float | None:
     if p_exp >= 1.0 - 1e-12:
         return None
     return _finite_or_none((float(p_item.mean()) - p_exp) / (1.0 - p_exp))
+
+
+def cohen_kappa(first: Iterable[Any], second: Iterable[Any], labels: Iterable[Any] | None = None) -> float | None:
+    """Cohen's kappa between two raters of the same items: (p_o - p_e) / (1 - p_e), with p_e from each rater's
+    own label proportions. `labels` fixes the categories (pairs with another label are left out, as in
+    scikit-learn's cohen_kappa_score, which this equals; a few numpy operations instead of importing it).
+    None when undefined (no pair, or both raters always give the same one label: p_e = 1)."""
+    a, b = np.asarray(list(first), dtype=object), np.asarray(list(second), dtype=object)
+    if a.shape != b.shape:
+        raise ValueError(f"cohen_kappa: {len(a)} labels against {len(b)}")
+    categories = list(dict.fromkeys(labels)) if labels is not None else list(dict.fromkeys([*a, *b]))
+    index = {label: i for i, label in enumerate(categories)}
+    codes_a = np.fromiter((index.get(v, -1) for v in a), dtype=np.int64, count=len(a))
+    codes_b = np.fromiter((index.get(v, -1) for v in b), dtype=np.int64, count=len(b))
+    kept = (codes_a >= 0) & (codes_b >= 0)
+    codes_a, codes_b = codes_a[kept], codes_b[kept]
+    n = len(codes_a)
+    if n == 0:
+        return None
+    k = len(categories)
+    p_observed = float(np.mean(codes_a == codes_b))
+    p_expected = float(np.dot(np.bincount(codes_a, minlength=k), np.bincount(codes_b, minlength=k))) / (n * n)
+    if p_expected >= 1.0:
+        return None
+    return _finite_or_none((p_observed - p_expected) / (1.0 - p_expected))
 
 
 def krippendorff_alpha(counts: np.ndarray) -> float | None:

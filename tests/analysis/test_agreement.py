@@ -12,6 +12,7 @@ from annotation_tasks.analysis.aggregation import item_counts
 from annotation_tasks.analysis.agreement import (
     agreement_summary,
     agreement_table,
+    cohen_kappa,
     fleiss_kappa,
     krippendorff_alpha,
     percent_unanimous,
@@ -141,3 +142,34 @@ def test_release_dev_figures() -> None:
 def test_fleiss_with_varying_raters_by_hand() -> None:
     # P_i = 1, 0, 1 (n_i = 2, 2, 3) -> mean 2/3; p = (6/7, 1/7) -> Pe = 37/49; kappa = -13/36.
     assert fleiss_kappa(np.array([[2, 0], [1, 1], [3, 0]])) == pytest.approx(-13 / 36)
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_cohen_kappa_equals_sklearn_on_random_labels(seed: int) -> None:
+    from sklearn.metrics import cohen_kappa_score
+
+    rng = np.random.default_rng(seed)
+    labels = ["S", "NS", "IR"][: 2 + seed % 2]
+    n = int(rng.integers(5, 400))
+    first = rng.choice(labels, n, p=None)
+    agree = rng.random(n) < rng.uniform(0.3, 0.95)
+    second = np.where(agree, first, rng.choice(labels, n))
+    assert cohen_kappa(first, second, labels=labels) == pytest.approx(
+        cohen_kappa_score(first, second, labels=labels), abs=1e-12)
+    assert cohen_kappa(first, second) == pytest.approx(cohen_kappa_score(first, second), abs=1e-12)
+    # a label outside `labels` leaves its pair out, as scikit-learn does
+    second[0] = "other"
+    assert cohen_kappa(first, second, labels=labels) == pytest.approx(
+        cohen_kappa_score(first, second, labels=labels), abs=1e-12)
+
+
+def test_cohen_kappa_by_hand_and_undefined() -> None:
+    # 10 items: 7 agree; rater 1 says yes 6 times, rater 2 five times: pe = (6*5 + 4*5) / 100 = 0.5, k = 0.4
+    first = ["y"] * 6 + ["n"] * 4
+    second = ["y", "y", "y", "y", "n", "n", "n", "n", "y", "n"]
+    assert sum(a == b for a, b in zip(first, second, strict=True)) == 7
+    assert cohen_kappa(first, second) == pytest.approx(0.4)
+    assert cohen_kappa(["y", "y"], ["y", "y"]) is None  # one label only: pe = 1
+    assert cohen_kappa([], []) is None
+    with pytest.raises(ValueError):
+        cohen_kappa(["y"], ["y", "n"])
