@@ -8,14 +8,17 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 
+from django.conf import settings
 from django.contrib.auth import login
 from django.contrib.auth.decorators import login_required
+from django.core.cache import cache
 from django.db import IntegrityError
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.template.loader import render_to_string
 from django.utils.cache import add_never_cache_headers
 from django.views.decorators.http import require_GET, require_http_methods
+from rest_framework.throttling import BaseThrottle
 
 from annotation_tasks.crowd import EntryContext, EntryVerdict, available_providers, get_provider
 from annotation_tasks.middleware import frameable
@@ -131,6 +134,28 @@ def _worker(provider_name: str, external_id: str) -> Worker:
     return worker
 
 
+def _unverified_flood(request: HttpRequest, unit: Unit, provider_name: str, worker_id: str) -> bool:
+    """True when this client address already brought UNVERIFIED_ENTRIES_PER_CLIENT other platform workers the
+    platform could not vouch for into this project within the hour.
+
+    MTurk cannot confirm a worker before they submit, so such entries are let in (they hold no slot, count
+    nowhere and are marked unverified at sync); this bounds how many rows one stranger can make up. A worker
+    already seen from the address is not counted again, so a real worker reopening their page is never stopped.
+    """
+    limit = settings.UNVERIFIED_ENTRIES_PER_CLIENT
+    key = f"unverified-entries:{unit.project_id}:{BaseThrottle().get_ident(request)}"
+    seen: list[str] = cache.get(key, [])
+    who = f"{provider_name}:{worker_id}"
+    if who in seen:
+        return False
+    if len(seen) >= limit:
+        log.warning("unverified entries from one client refused: project %s, %d workers already", unit.project_id,
+                    len(seen))
+        return True
+    cache.set(key, [*seen, who], 3600)
+    return False
+
+
 @require_GET
 @frameable
 def unit_entry(request: HttpRequest, ref: str) -> HttpResponse:
@@ -152,6 +177,10 @@ def unit_entry(request: HttpRequest, ref: str) -> HttpResponse:
     check = get_provider(provider_name).checked_entry(unit, ctx)
     if check.verdict == EntryVerdict.UNKNOWN:
         return _message(request, "Not this unit", check.reason[:1].upper() + check.reason[1:] + ".", 403)
+    if check.verdict != EntryVerdict.VERIFIED and provider_name != "local" and _unverified_flood(
+            request, unit, provider_name, ctx.worker_external_id):
+        return _message(request, "Too many new workers from here",
+                        "Too many workers the platform cannot vouch for yet came from this address; try later.", 429)
     worker = _worker(provider_name, ctx.worker_external_id)
     if WorkerProjectStatus.blocks(worker, unit.project_id):  # a block in this project (blocks are per project)
         return _message(request, "Not available", "This task is not available to you.", 403)

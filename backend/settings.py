@@ -166,6 +166,9 @@ CSP_EXEMPT_PATHS = env.list("CSP_EXEMPT_PATHS", default=["/api/docs/", "/admin/"
 # Rate limits (DRF throttling; a cache shared by all web processes in production: CACHE_URL, e.g. redis://...).
 CACHES = {"default": env.cache("CACHE_URL", default="locmemcache://")}
 LOGIN_RATE = env.str("LOGIN_RATE", default="10/min")  # failed logins per client address (pages and token)
+# Platform workers the platform cannot vouch for yet (MTurk before a submit) one client address may bring into one
+# project per hour; more get 429 (annotation_tasks.pages._unverified_flood). A worker seen before is not counted.
+UNVERIFIED_ENTRIES_PER_CLIENT = env.int("UNVERIFIED_ENTRIES_PER_CLIENT", default=5)
 # API tokens (POST /api/auth/token/) expire this many hours after they were issued; a new POST issues a new one.
 API_TOKEN_MAX_AGE_HOURS = env.float("API_TOKEN_MAX_AGE_HOURS", default=24.0 * 7)
 

@@ -36,6 +36,16 @@ def _eager_celery(settings):
     yield
 
 
+@pytest.fixture(autouse=True)
+def _fresh_cache():
+    """The cache (throttles, cached platform answers, per-client entry counts) starts empty in every test: ids
+    are reused across tests, so a count left by one test would refuse another's requests."""
+    from django.core.cache import cache
+
+    cache.clear()
+    yield
+
+
 @pytest.fixture(scope="session")
 def django_db_modify_db_settings(django_db_modify_db_settings_parallel_suffix, tmp_path_factory):
     """SQLite tests use a file in a per-session temp dir, not shared-cache memory.

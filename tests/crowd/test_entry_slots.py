@@ -52,7 +52,8 @@ def _prolific_link(unit: Unit, pid: str, session: str) -> str:
 
 
 # -- MTurk --------------------------------------------------------------------------------------------------------
-def test_made_up_mturk_workers_cannot_fill_a_unit_and_real_workers_still_get_in(client, fake_mturk):
+def test_made_up_mturk_workers_cannot_fill_a_unit_and_real_workers_still_get_in(client, fake_mturk, settings):
+    settings.UNVERIFIED_ENTRIES_PER_CLIENT = 10  # all come from the test client's one address: that cap is below
     unit = _published("MTurk forged slots", "mturk", wanted=2)
     first = fake_mturk.accept(unit.provider_ref, "AREAL1")  # a real worker holds the HIT on MTurk
     for i in range(5):  # more strangers than the unit has slots, each submitting a full set of labels
@@ -200,3 +201,22 @@ def test_verify_entry_answers_per_provider(fake_mturk, fake_prolific):
     assert prolific.verify_entry(study_unit, made_up).verdict == EntryVerdict.UNKNOWN
     fake_prolific.down = True
     assert prolific.verify_entry(study_unit, made_up).verdict == EntryVerdict.UNAVAILABLE
+
+
+def test_one_client_cannot_make_up_mturk_workers_without_end(client, fake_mturk, settings):
+    """MTurk cannot vouch for a worker before they submit, so such entries are let in holding no slot; one
+    address may bring only a few such workers into a project per hour, and a real worker reopening is not
+    counted again."""
+    settings.UNVERIFIED_ENTRIES_PER_CLIENT = 3
+    unit = _published("MTurk flood", "mturk", wanted=2)
+    fake_mturk.accept(unit.provider_ref, "AREAL1")  # someone holds the HIT, so entries are let in unverified
+    for i in range(3):
+        assert _get(client, _mturk_link(unit, fake_mturk, f"MADEUPASSIGNMENT{i:02d}", f"ASTRANGER{i}")).status_code == 200
+    refused = _get(client, _mturk_link(unit, fake_mturk, "MADEUPASSIGNMENT09", "ASTRANGER9"))
+    assert refused.status_code == 429 and b"try later" in refused.content
+    assert not Assignment.objects.filter(worker__external_id="ASTRANGER9").exists()
+    # the same (made-up or real) worker reopening their page is not a new worker
+    assert _get(client, _mturk_link(unit, fake_mturk, "MADEUPASSIGNMENT00", "ASTRANGER0")).status_code == 200
+    # another address is counted on its own
+    parsed = urlparse(_mturk_link(unit, fake_mturk, "MADEUPASSIGNMENT10", "AOTHERPLACE"))
+    assert client.get(f"{parsed.path}?{parsed.query}", REMOTE_ADDR="10.0.0.9").status_code == 200
