@@ -4,7 +4,7 @@ Measured with bench/bench_load.py (100 concurrent annotators on a 2-core machine
 with threads (gthread: a thread waiting on PostgreSQL gives the core to another), and each thread keeps its
 database connection (CONN_MAX_AGE in backend/settings.py). More processes than cores only add context switches
 and PostgreSQL connections. Everything a first request would import or build (the URLconf with every view, DRF's
-classes, the markdown renderer, pandas for quality control: ~3 s of CPU) is loaded in the master before it forks,
+classes, the markdown renderer, the Moses detokenizer, pandas for quality control: ~3 s of CPU) is loaded in the master before it forks,
 so no worker spends it on an annotator's request (it was most of the server CPU of a short bench run).
 Override with WEB_CONCURRENCY, GUNICORN_THREADS, GUNICORN_BIND, GUNICORN_TIMEOUT.
 """
@@ -34,6 +34,7 @@ def when_ready(server) -> None:
     import annotation_tasks.services.queue  # noqa: F401
     import annotation_tasks.services.work  # noqa: F401
     from annotation_tasks.markup import render_markdown
+    from annotation_tasks.protocols.display import detokenize
 
     resolver = get_resolver()
     for path in _HOT_PATHS:  # imports every view module and compiles the patterns on the way
@@ -45,4 +46,5 @@ def when_ready(server) -> None:
                  "DEFAULT_PERMISSION_CLASSES", "DEFAULT_CONTENT_NEGOTIATION_CLASS", "EXCEPTION_HANDLER"):
         getattr(api_settings, name)
     render_markdown("*warm* up")
+    detokenize(["Riverton", "'s", "$", "4", "million", "."])  # sacremoses and its tables: ~0.3 s on a first unit
     connections.close_all()  # no database connection may be shared with the forked workers
