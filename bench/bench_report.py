@@ -93,7 +93,10 @@ def run_from_db(n_items: int, n_workers: int, database_url: str = "", sqlite_dir
     name = f"bench {n_items}x{n_workers} in submission order"
     project = Project.objects.filter(name=name).first() if database_url or sqlite_dir else None
     if project is None:  # PostgreSQL (or --sqlite-dir) keeps the project between runs: written once, read many times
-        _write_labels(name, n_items, n_workers)
+        from django.db import transaction
+
+        with transaction.atomic():  # all or nothing: a half-written project would be "reused" next time
+            _write_labels(name, n_items, n_workers)
         project = Project.objects.get(name=name)
     else:
         print(f"reusing the labels of project {name!r}")
@@ -138,7 +141,7 @@ def _write_labels(name: str, n_items: int, n_workers: int) -> None:
     )
     qa_ids = list(QA.objects.order_by("id").values_list("id", flat=True))
     unit = Unit.objects.create(project=project, source=source)
-    workers = Worker.objects.bulk_create([Worker(external_id=f"w{i}") for i in range(labels["worker_id"].max() + 1)])
+    workers = Worker.objects.bulk_create([Worker(external_id=f"{name}/w{i}") for i in range(labels["worker_id"].max() + 1)])
     assignments = Assignment.objects.bulk_create(
         [Assignment(unit=unit, worker=w, status="approved") for w in workers]
     )
