@@ -242,7 +242,15 @@ def clause_adjunct(head: SpacyToken, c: SpacyToken) -> Arg | None:
 
 def antecedent(pron: SpacyToken) -> Found | None:
     """The noun phrase a personal pronoun most likely refers to: the nearest earlier subject in the sentence
-    that is not itself a pronoun (its/their may name things; he/she/his/her only people)."""
+    that is not itself a pronoun (its/their may name things; he/she/his/her only people). Cached per token: the
+    same pronoun is asked about for every predicate it belongs to."""
+    cache = pron.doc.user_data.setdefault("_factcrowd_antecedent", {})
+    if pron.i not in cache:
+        cache[pron.i] = _antecedent(pron)
+    return cache[pron.i]
+
+
+def _antecedent(pron: SpacyToken) -> Found | None:
     person_only = pron.lower_ in {"he", "him", "his", "she", "her", "hers"}
     best = None
     for tok in pron.sent if pron.doc.has_annotation("SENT_START") else pron.doc:

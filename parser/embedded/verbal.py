@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from functools import cache, lru_cache
@@ -435,25 +436,29 @@ def _verb_context(v: SpacyToken, info: VerbInfo, stem: str, has_obj: bool) -> tu
 
 
 def argument_features(v: SpacyToken, arg: Arg, span: tuple[int, int], pieces: int, cls: str,
-                      context: tuple[str, ...]) -> list[str]:
+                      voice: str) -> list[str]:
     """Features of one answer span of a verbal QA: the rule that found it, its question class and where it
-    lies, for the scorer trained on QA-SRL GS (parser/training/train_verbal_arguments.py). Spans are
-    sentence-relative token indices of `v.doc`; only a few tokens are read (this runs for every answer)."""
+    lies, for the scorer trained on QA-SRL GS (parser/training/train_verbal_arguments.py); the verb's own
+    features (`_verb_context`) are added once per verb. Spans are sentence-relative token indices of `v.doc`;
+    only a few tokens are read (this runs for every answer)."""
     rule = arg.rule or arg.kind
     doc = v.doc
     start, end = span
     first, last = doc[start], doc[end - 1]
-    side = "R" if start > v.i else "L"
-    gap = start - v.i if start > v.i else v.i - end + 1
+    vi = v.i
+    side = "R" if start > vi else "L"
+    gap = start - vi if start > vi else vi - end + 1
+    length = _bucket(end - start)
     feats = ["bias", f"r={rule}", f"cls={cls}", f"r_cls={rule}:{cls}", f"r_vdep={rule}:{v.dep_}",
-             f"r_voice={rule}:{context[2]}", f"len={rule}:{_bucket(end - start)}", f"dist={rule}:{side}{_bucket(gap)}",
+             f"r_voice={rule}:{voice}", f"len={rule}:{length}", f"dist={rule}:{side}{_bucket(gap)}",
              f"first={rule}:{first.lower_ if first.tag_ in _FUNCTION_TAGS else first.tag_}",
-             f"last={last.tag_}", f"r_last={rule}:{last.tag_}", f"cls_len={cls}:{_bucket(end - start)}", *context]
+             f"last={last.tag_}", f"r_last={rule}:{last.tag_}", f"cls_len={cls}:{length}"]
     head = arg.head
     if head is not None:
+        htag = head.tag_
         hclass = "person" if is_person(head) else "time" if is_time(head) else "other"
-        feats += [f"htag={rule}:{head.tag_}", f"hdep={rule}:{head.dep_}", f"hclass={cls}:{hclass}"]
-        if head.tag_ in _FUNCTION_TAGS:
+        feats += [f"htag={rule}:{htag}", f"hdep={rule}:{head.dep_}", f"hclass={cls}:{hclass}"]
+        if htag in _FUNCTION_TAGS:
             feats.append(f"hword={rule}:{head.lower_}")
     if span == arg.mention:
         feats += ["mention", f"mention={rule}:{first.tag_}"]
@@ -464,22 +469,24 @@ def argument_features(v: SpacyToken, arg: Arg, span: tuple[int, int], pieces: in
     return feats
 
 
-def candidate_qas(v: SpacyToken, offset: int) -> list[Candidate]:
-    """Every QA the rules ask about verb `v`, with the features of each of its answers (training reads these)."""
+def candidate_qas(v: SpacyToken, offset: int) -> tuple[list[Candidate], tuple[str, ...]]:
+    """Every QA the rules ask about verb `v` with the features of each of its answers, and the features the
+    verb's answers share (an answer's full feature set is both; training reads these)."""
     stem = lexicon.verb_stem(v.lower_, v.tag_)
     info = verb_info(v, stem)
     args, has_obj = verbal_arguments(v)
     args = dedupe(args, v.i)
     context = _verb_context(v, info, stem, has_obj)
+    voice = "pass" if info.passive else "act"
     out: list[Candidate] = []
     for slots, arg in questions_for(info, args, has_obj):
         qas: list[QAPair] = []
         add_qas(qas, [(slots, arg)], v.doc, offset)
         for qa in qas:
             cls = question_class(qa.raw_question, qa.role)
-            out.append((qa, [argument_features(v, arg, (a.start - offset, a.end - offset), len(qa.answers), cls, context)
+            out.append((qa, [argument_features(v, arg, (a.start - offset, a.end - offset), len(qa.answers), cls, voice)
                              for a in qa.answers]))
-    return out
+    return out, context
 
 
 def argument_model() -> LinearModel | None:
@@ -495,13 +502,23 @@ def verbal_frame(v: SpacyToken, offset: int, sentence_index: int) -> PredicateFr
     a QA's confidence is the best probability among its kept answers (the class precision without a scorer)."""
     frame = PredicateFrame(v.i + offset, v.text, lexicon.verb_stem(v.lower_, v.tag_), "verbal", sentence_index, "VERB")
     model = argument_model()
-    for qa, feats in candidate_qas(v, offset):
-        if model is None:
+    candidates, context = candidate_qas(v, offset)
+    if model is None:
+        for qa, _ in candidates:
             qa.confidence = qa_confidence(qa)
             frame.qas.append(qa)
-            continue
-        scored = [(model.probability(f), a) for f, a in zip(feats, qa.answers, strict=True)]
-        kept = [(p, a) for p, a in scored if p >= model.threshold]
+        return frame
+    get = model.weights.get
+    shared = model.intercept + sum(get(f, 0.0) for f in context)  # the verb's part, once per verb
+    for qa, feats in candidates:
+        kept = []
+        for f, answer in zip(feats, qa.answers, strict=True):
+            z = shared
+            for name in f:
+                z += get(name, 0.0)
+            p = 1.0 / (1.0 + math.exp(-z)) if z > -30 else 0.0
+            if p >= model.threshold:
+                kept.append((p, answer))
         if kept:
             qa.answers = [a for _, a in kept]
             qa.confidence = round(max(p for p, _ in kept), 4)

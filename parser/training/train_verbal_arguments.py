@@ -43,7 +43,8 @@ def extract(gold: evaluation.GoldSet, iou: float) -> tuple[list[dict], int]:
         for idx in by_sentence[sid]:
             spans = [sp for qa in gold.qas[(sid, idx)] for sp in qa.answers]
             gold_total += len(spans)
-            proposed = [((a.start, a.end), f) for qa, feats in candidate_qas(doc[idx], 0)
+            candidates, context = candidate_qas(doc[idx], 0)
+            proposed = [((a.start, a.end), [*f, *context]) for qa, feats in candidates
                         for a, f in zip(qa.answers, feats, strict=True)]
             matched = {i for i, _ in evaluation.match_arguments([p for p, _ in proposed], spans, iou)}
             examples += [{"sid": sid, "features": f, "label": i in matched} for i, (_, f) in enumerate(proposed)]

@@ -37,16 +37,22 @@ def test_verbal_confidence_is_the_scorer_probability_of_the_kept_answers(embedde
     doc = nlp(Doc(nlp.vocab, words=words))
     model = argument_model()
     assert model is not None
-    proposed = {(qa.question, a.start, a.end): model.probability(f)
-                for v in (doc[2], doc[8]) for qa, feats in candidate_qas(v, 0) for a, f in zip(qa.answers, feats, strict=True)}
+    proposed = {}
+    for v in (doc[2], doc[8]):
+        candidates, context = candidate_qas(v, 0)
+        for qa, feats in candidates:
+            for a, f in zip(qa.answers, feats, strict=True):
+                proposed[(qa.question, a.start, a.end)] = model.probability([*f, *context])
     frames = embedded.parse_tokenized([words], predicates=[[2, 8]])[0]
     kept = {(qa.question, a.start, a.end): qa.confidence for f in frames for qa in f.qas for a in qa.answers}
     assert kept and set(kept) <= set(proposed)
     for key, p in proposed.items():
-        assert (key in kept) == (p >= model.threshold)
+        if abs(p - model.threshold) > 1e-9:  # the frame sums the verb's weights first: rounding may differ
+            assert (key in kept) == (p >= model.threshold)
     for f in frames:
         for qa in f.qas:
-            assert qa.confidence == round(max(proposed[(qa.question, a.start, a.end)] for a in qa.answers), 4)
+            best = max(proposed[(qa.question, a.start, a.end)] for a in qa.answers)
+            assert qa.confidence == pytest.approx(best, abs=1e-4)
     # "the old bridge and the tunnel" answers "What would something close?" once per conjunct
     close = next(qa for f in frames if f.text == "close" for qa in f.qas if qa.question == "What would something close?")
     assert [" ".join(words[a.start:a.end]) for a in close.answers] == ["the old bridge", "the tunnel"]
