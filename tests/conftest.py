@@ -25,6 +25,17 @@ def shared_data() -> Path:
     return SHARED_DATA
 
 
+@pytest.fixture(autouse=True, scope="session")
+def _cheap_password_hashing():
+    """Accounts made in tests hash with one PBKDF2 iteration (tests/hashers.py); the default hashers still verify."""
+    from django.conf import settings
+    from django.test.utils import override_settings
+
+    hashers = ["tests.hashers.OneIterationPBKDF2PasswordHasher", *settings.PASSWORD_HASHERS]
+    with override_settings(PASSWORD_HASHERS=hashers):  # sends setting_changed: the hasher cache is cleared
+        yield
+
+
 @pytest.fixture(autouse=True)
 def _eager_celery(settings):
     """Unit tests run Celery jobs eagerly; e2e tests start a real worker themselves."""
