@@ -352,8 +352,8 @@ def _upper_subjects(n: SpacyToken, gov: SpacyToken | None, have: set[tuple[int, 
 def _passive_subject(n: SpacyToken, gov: SpacyToken) -> Arg | None:
     """A passive clause's subject as what the event was done to ("the photo was removed from circulation",
     "two guards were injured in the robbery" -> who was robbed): the theme, never the doer."""
-    if n.dep_ not in {"pobj", "dobj", "dative"} or n.head.dep_ == "compound" or not _is_passive(gov):
-        return None
+    if n.dep_ not in {"pobj", "dobj", "dative"} or n.head.dep_ in {"compound", "agent"} or not _is_passive(gov):
+        return None  # "services were affected by damage to the lines": the by-phrase's event did it, to the lines
     subj = first_child(gov, "nsubjpass")
     if subj is None or covers(subj, n.i):
         return None
@@ -412,7 +412,8 @@ def arguments_in_clause(n: SpacyToken, verb: str, gov: SpacyToken | None) -> Nou
     agentive = is_agent_noun(n, verb)
     if agentive:
         _as_agent_noun(found)
-        found.extra = [a for a in found.extra if a.rule != "appos_child"]  # the appositive names the doer
+        # the appositive names the doer, a participle describes it ("shooters selected for ..."): neither the theme
+        found.extra = [a for a in found.extra if a.rule != "appos_child" and not a.rule.startswith("acl_")]
     if gov is not None:
         if found.agent is None and n.dep_ not in SUBJ_DEPS and (not agentive or n.dep_ in {"attr", "oprd"}):
             found.agent = _clause_subject(n, gov)

@@ -62,3 +62,11 @@ def test_the_phrase_around_the_noun_gives_duration_and_theme(embedded: EmbeddedP
 def test_agent_noun_appositive_is_the_doer_not_the_theme(embedded: EmbeddedParser) -> None:
     found = _candidates(embedded, "The party praised its leader, John Smith.", "leader", "lead")
     assert "appos_child" not in found and found.get("agent_noun_appos") == "John Smith"
+
+
+
+def test_agent_noun_participle_is_no_theme(embedded: EmbeddedParser) -> None:
+    found = _candidates(embedded, "The four shooters selected for the operation received training.", "shooters", "shoot")
+    assert not any(rule.startswith("acl_") for rule in found)  # "selected for the operation" was not shot
+    found = _candidates(embedded, "Trains were delayed by damage to railway lines in Dawlish.", "damage", "damage")
+    assert "clause_passive_subject" not in found  # the damage was done to the lines, not to the trains
