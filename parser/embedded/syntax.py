@@ -1,11 +1,13 @@
 """Tag classes and token spans read off a spaCy parse: the vocabulary every rule module shares."""
 from __future__ import annotations
 
+from spacy.attrs import DEP, HEAD
 from spacy.tokens import Doc, Span
 from spacy.tokens import Token as SpacyToken
 
 PUNCT_TAGS = frozenset({",", ".", ":", "``", "''", "-LRB-", "-RRB-", "HYPH", "NFP", '"', "$"}) - {"$"}
 EDGE_DEPS = frozenset({"cc", "punct", "preconj"})
+TRIM_END_DEPS = frozenset({"cc", "punct"})
 VERB_TAGS = frozenset({"VB", "VBD", "VBG", "VBN", "VBP", "VBZ"})
 NOUN_TAGS = frozenset({"NN", "NNS"})
 PROPER_TAGS = frozenset({"NNP", "NNPS"})
@@ -16,9 +18,15 @@ RELATIVE_WORDS = frozenset({"who", "whom", "which", "that", "whose", "where", "w
 
 def trim(doc: Doc | Span, start: int, end: int) -> tuple[int, int]:
     """Drop punctuation, conjunctions and complementisers at the edges of a span."""
-    while start < end and (doc[start].tag_ in PUNCT_TAGS or doc[start].dep_ in EDGE_DEPS):
+    while start < end:  # one Token object per position: each doc[i] builds a new one
+        tok = doc[start]
+        if tok.tag_ not in PUNCT_TAGS and tok.dep_ not in EDGE_DEPS:
+            break
         start += 1
-    while end > start and (doc[end - 1].tag_ in PUNCT_TAGS or doc[end - 1].dep_ in {"cc", "punct"}):
+    while end > start:
+        tok = doc[end - 1]
+        if tok.tag_ not in PUNCT_TAGS and tok.dep_ not in TRIM_END_DEPS:
+            break
         end -= 1
     return start, end
 
@@ -79,6 +87,21 @@ def doc_text(doc: Doc) -> str:
     if text is None:
         text = doc.user_data["_factcrowd_text"] = doc.text
     return text
+
+
+def conj_heads(doc: Doc) -> frozenset[int]:
+    """Indices of the tokens that have a `conj` dependent, read once per parse from spaCy's arrays: most
+    arguments have none, and finding that out through `tok.children` scans the whole subtree each time."""
+    found = doc.user_data.get("_factcrowd_conj_heads")
+    if found is None:
+        conj = doc.vocab.strings["conj"]
+        found = frozenset(
+            i + (rel - (1 << 64) if rel >= 1 << 63 else rel)  # the head's offset, an unsigned 64-bit number
+            for i, (dep, rel) in enumerate(doc.to_array([DEP, HEAD]).tolist())
+            if dep == conj
+        )
+        doc.user_data["_factcrowd_conj_heads"] = found
+    return found
 
 
 def first_child(tok: SpacyToken, deps: str | frozenset[str] | set[str]) -> SpacyToken | None:

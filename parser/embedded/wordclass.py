@@ -12,7 +12,10 @@ from parser.embedded.syntax import NOUN_TAGS, PROPER_TAGS
 
 def is_person(tok: SpacyToken) -> bool:
     """Cached per token: the same subject is asked about for every predicate it belongs to."""
-    cache = tok.doc.user_data.setdefault("_factcrowd_person", {})
+    user_data = tok.doc.user_data
+    cache = user_data.get("_factcrowd_person")
+    if cache is None:
+        cache = user_data["_factcrowd_person"] = {}
     found = cache.get(tok.i)
     if found is None:
         found = cache[tok.i] = _is_person(tok)
@@ -26,7 +29,7 @@ def _is_person(tok: SpacyToken) -> bool:
     if low in W.PERSON_NOUNS:
         return True
     if tok.tag_ in PROPER_TAGS:
-        return not any(c.lower_ in W.PLACE_NOUNS for c in tok.children)
+        return not (tok.n_lefts or tok.n_rights) or not any(c.lower_ in W.PLACE_NOUNS for c in tok.children)
     if tok.tag_ in NOUN_TAGS and len(low) > 5:
         return _person_suffix(low)
     return False
@@ -58,6 +61,8 @@ def is_time(tok: SpacyToken) -> bool:
         return True
     if tok.tag_ == "CD" and len(low) == 4 and low.isdigit() and 1000 <= int(low) <= 2100:
         return True
+    if not (tok.n_lefts or tok.n_rights):  # no dependents: skip spaCy's scan for them
+        return False
     return any(c.lower_ in W.TIME_NOUNS or c.lower_ == "ago" for c in tok.children if c.dep_ in {"compound", "amod", "npadvmod", "advmod"})
 
 
@@ -70,6 +75,6 @@ def is_duration(tok: SpacyToken) -> bool:
 
 
 def is_amount(tok: SpacyToken) -> bool:
-    return tok.tag_ == "CD" or tok.lower_ in {"%", "percent", "million", "billion"} or any(
+    return tok.tag_ == "CD" or tok.lower_ in {"%", "percent", "million", "billion"} or bool(tok.n_lefts or tok.n_rights) and any(
         c.tag_ == "CD" for c in tok.children if c.dep_ in {"nummod", "compound", "quantmod"}
     )
