@@ -6,6 +6,7 @@ against the QA-SRL slot grammar before it is kept, so the backend never emits an
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from functools import lru_cache
 
 from spacy.tokens import Doc
 from spacy.tokens import Token as SpacyToken
@@ -13,7 +14,7 @@ from spacy.tokens import Token as SpacyToken
 from parser import lexicon, qasrl_slots
 from parser.embedded import words as W
 from parser.embedded.arguments import Arg
-from parser.embedded.syntax import NOUN_TAGS, PROPER_TAGS, doc_text, trim
+from parser.embedded.syntax import NOUN_TAGS, PROPER_TAGS, conj_heads, doc_text, trim
 from parser.types import Answer, QAPair
 
 EMPTY = "_"
@@ -80,6 +81,7 @@ def aux_and_verb(info: VerbInfo, wh_is_subject: bool) -> tuple[str, str]:
     return (W.NEGATED_AUX[aux] if neg else aux), forms.stem
 
 
+@lru_cache(maxsize=65536)  # pure, and the same few thousand questions recur
 def make_question(
     info: VerbInfo, wh: str, subj: str = EMPTY, obj: str = EMPTY, prep: str = EMPTY, obj2: str = EMPTY
 ) -> tuple[str, ...] | None:
@@ -101,7 +103,7 @@ def qa_pair(slots: tuple[str, ...] | None, span: tuple[int, int], doc: Doc, offs
 
 def conjunct_spans(span: tuple[int, int], head: SpacyToken | None) -> list[tuple[int, int]]:
     """A coordinated noun phrase as one span per conjunct ("A, B and C" answers the question three times)."""
-    if head is None or head.tag_ not in CONJUNCT_TAGS:
+    if head is None or head.tag_ not in CONJUNCT_TAGS or head.i not in conj_heads(head.doc):
         return [span]
     heads = [head]
     i = 0
