@@ -9,6 +9,7 @@ download. Features are strings, so the same function serves training and parsing
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cache
 
 from spacy.tokens import Token as SpacyToken
 
@@ -113,6 +114,7 @@ class NominalDetector:
 DetectorUnavailable = ModelUnavailable
 
 
+@cache  # called for every candidate noun: build the detector once
 def load_detector(path: str | None = None) -> NominalDetector:
     """The detector in `path` (default: the versioned artefact), read once per process."""
     return NominalDetector(load_linear(str(path or MODEL_PATH), FEATURE_VERSION))
