@@ -139,7 +139,7 @@ def _write_labels(name: str, n_items: int, n_workers: int) -> None:
         [QA(response=response, predicate=predicate, question="q", answer="a", answer_start=0, answer_end=1)
          for _ in range(n_items)], batch_size=5000,
     )
-    qa_ids = list(QA.objects.order_by("id").values_list("id", flat=True))
+    qa_ids = list(QA.objects.filter(response=response).order_by("id").values_list("id", flat=True))  # this project's
     unit = Unit.objects.create(project=project, source=source)
     workers = Worker.objects.bulk_create([Worker(external_id=f"{name}/w{i}") for i in range(labels["worker_id"].max() + 1)])
     assignments = Assignment.objects.bulk_create(

@@ -96,7 +96,8 @@ def build_report(project: Project | str, by: str | None = None, aggregation: Seq
     if by is not None and by not in GROUPINGS:
         raise ReportError(f"--by must be one of {', '.join(GROUPINGS)}, not {by!r}")
     responses = frames.responses_frame(project)
-    labels = frames.labels_frame(project, responses=responses)
+    qas = frames.qas_frame(project, responses=responses)  # the QA level's items: read once, for labels and consistency
+    labels = frames.labels_frame(project, responses=responses, items={"qa": qas})
     report: dict[str, Any] = {
         "project": project.name,
         "by": by,
@@ -124,7 +125,6 @@ def build_report(project: Project | str, by: str | None = None, aggregation: Seq
         },
     }
     if (labels["level"] == "qa").any():
-        qas = frames.qas_frame(project, responses=responses)
         qa_spans = frames.qa_spans_frame(project)
         report["consistency"] = system_consistency(labels, qas, qa_spans, by=by, **BOOTSTRAP)
     facts = frames.facts_frame(project)
