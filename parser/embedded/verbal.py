@@ -456,7 +456,7 @@ def argument_features(v: SpacyToken, arg: Arg, span: tuple[int, int], pieces: in
     head = arg.head
     if head is not None:
         htag = head.tag_
-        hclass = "person" if is_person(head) else "time" if is_time(head) else "other"
+        hclass = "person" if is_person(head) else _head_class(head)
         feats += [f"htag={rule}:{htag}", f"hdep={rule}:{head.dep_}", f"hclass={cls}:{hclass}"]
         if htag in _FUNCTION_TAGS:
             feats.append(f"hword={rule}:{head.lower_}")
@@ -467,6 +467,15 @@ def argument_features(v: SpacyToken, arg: Arg, span: tuple[int, int], pieces: in
     if arg.prep != EMPTY:
         feats.append(f"prep={rule}:{arg.prep}")
     return feats
+
+
+def _head_class(head: SpacyToken) -> str:
+    """'time' or 'other', cached per token (is_time reads the token's children; heads recur across questions)."""
+    cache = head.doc.user_data.setdefault("_factcrowd_verbal_time", {})
+    found = cache.get(head.i)
+    if found is None:
+        found = cache[head.i] = "time" if is_time(head) else "other"
+    return found
 
 
 def candidate_qas(v: SpacyToken, offset: int) -> tuple[list[Candidate], tuple[str, ...]]:
