@@ -1,7 +1,7 @@
 """Tag classes and token spans read off a spaCy parse: the vocabulary every rule module shares."""
 from __future__ import annotations
 
-from spacy.attrs import DEP, HEAD
+from spacy.attrs import DEP
 from spacy.tokens import Doc, Span
 from spacy.tokens import Token as SpacyToken
 
@@ -94,20 +94,25 @@ def conj_heads(doc: Doc) -> frozenset[int]:
     arguments have none, and finding that out through `tok.children` scans the whole subtree each time."""
     found = doc.user_data.get("_factcrowd_conj_heads")
     if found is None:
-        conj = doc.vocab.strings["conj"]
-        found = frozenset(
-            i + (rel - (1 << 64) if rel >= 1 << 63 else rel)  # the head's offset, an unsigned 64-bit number
-            for i, (dep, rel) in enumerate(doc.to_array([DEP, HEAD]).tolist())
-            if dep == conj
-        )
+        conjuncts = (doc.to_array(DEP) == doc.vocab.strings["conj"]).nonzero()[0].tolist()
+        found = frozenset(doc[i].head.i for i in conjuncts)
         doc.user_data["_factcrowd_conj_heads"] = found
     return found
 
 
 def first_child(tok: SpacyToken, deps: str | frozenset[str] | set[str]) -> SpacyToken | None:
     """The first dependent of `tok` with one of `deps` (a preposition's object, a verb's agent phrase)."""
-    wanted = {deps} if isinstance(deps, str) else deps
-    return next((g for g in tok.children if g.dep_ in wanted), None)
+    if not (tok.n_lefts or tok.n_rights):  # no dependents: skip spaCy's scan for them
+        return None
+    if isinstance(deps, str):
+        for g in tok.children:
+            if g.dep_ == deps:
+                return g
+        return None
+    for g in tok.children:
+        if g.dep_ in deps:
+            return g
+    return None
 
 
 def covers(tok: SpacyToken, i: int) -> bool:
