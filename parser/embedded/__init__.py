@@ -151,7 +151,13 @@ class EmbeddedParser:
         from spacy.tokens import Doc
 
         nlp = self.nlp
-        docs = nlp.pipe((Doc(nlp.vocab, words=list(words)) for words in sentences), batch_size=self.batch_size)
+        key = tuple(tuple(words) for words in sentences)
+        last = getattr(self, "_last_tokenized", None)
+        if last is not None and last[0] == key:
+            docs = last[1]  # gold evaluation parses the same sentences twice (given, then detected predicates)
+        else:
+            docs = list(nlp.pipe((Doc(nlp.vocab, words=list(words)) for words in key), batch_size=self.batch_size))
+            self._last_tokenized = (key, docs)  # the rules only read a parse (their caches are pure functions of it)
         jobs = []
         for i, doc in enumerate(docs):
             preds = predicates[i] if predicates is not None else None
