@@ -13,6 +13,11 @@ each running its annotators in threads over plain keep-alive `http.client` conne
 the CPU per request); a request's time is taken around the socket call only. The client's own CPU per request
 is printed with the server's, so what is the server's and what is the bench's stays visible.
 
+Measured 2026-12-01 on the shared 2-core machine at load average 8-12 (other work running): zero errors and the
+count check ok at N = 25/50/100, paced and synchronized, but p99 1.6-6.5 s (p50 59 ms at 25 paced, 0.9-1.0 s at
+100): the target (p99 < 100 ms at 100) needs the cores this bench shares; judge changes by the SQL queries per
+endpoint (tests/work/test_hot_path_queries.py) and the server CPU per request, run back to back with a baseline.
+
 Afterwards the database is checked: every unit has at most its wanted assignments, those submitted are exactly
 the successful submit answers, a unit with all its wanted submitted is complete, each label is written once.
 The machine's load average (1 min) is printed with each figure: the machine is shared.
