@@ -348,7 +348,7 @@ def questions_for(info: VerbInfo, args: list[Arg], has_obj: bool) -> list[Questi
     subj_fill = filler(subj.head) if subj else "someone"
     obj_fill = filler(obj.head) if obj and obj.head is not None else "something"
     own_obj = obj_fill if has_obj and not info.passive else EMPTY
-    active = replace(info, passive=False, progressive=info.progressive)
+    active = replace(info, passive=False) if info.passive else info  # replace() is slow; most verbs are active
     out: list[Question] = []
     for a in args:
         wh = a.wh or (core_wh(a.head) if a.head is not None else "what")
