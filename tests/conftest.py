@@ -2,6 +2,9 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+from io import StringIO
 from pathlib import Path
 
 import pytest
@@ -18,6 +21,36 @@ def shared_file(*parts: str) -> Path:
             pytest.fail(f"shared data missing in CI: {path}")
         pytest.skip(f"shared data not present: {path}")
     return path
+
+
+def _rows_per_model() -> dict[str, int]:
+    from django.apps import apps
+
+    return {model._meta.label: model.objects.count() for model in apps.get_models()}
+
+
+@contextmanager
+def dev_release_committed(django_db_blocker, project: str) -> Iterator[str]:
+    """The shared QASem dev release imported (committed) once, for a module-scoped fixture whose module's tests only
+    read it: each test runs in a transaction rolled back after it, so none sees another's writes. Removed at the
+    end; the database must then hold exactly what it held before."""
+    from django.core.management import call_command
+
+    from annotation_tasks.models import Project, Worker
+
+    with django_db_blocker.unblock():
+        before = _rows_per_model()
+        workers_before = list(Worker.objects.values_list("pk", flat=True))
+        call_command("import_qasem_release", str(shared_file("qasem_consistency", "dev.jsonl")), "--project", project,
+                     stdout=StringIO())
+    try:
+        yield project
+    finally:
+        with django_db_blocker.unblock():
+            Project.objects.filter(name=project).delete()
+            Worker.objects.exclude(pk__in=workers_before).delete()  # the release's anonymous workers: not per project
+            left = {k: v for k, v in _rows_per_model().items() if v != before[k]}
+            assert not left, f"rows of the module's import left behind: {left}"
 
 
 @pytest.fixture

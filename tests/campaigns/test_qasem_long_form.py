@@ -3,6 +3,7 @@ release import gives (QA Fleiss 0.739, span 0.782), overall, per dataset and per
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from io import StringIO
 
 import pytest
@@ -10,9 +11,16 @@ from django.core.management import call_command
 
 from annotation_tasks.models import CampaignLabel, ProjectMembership
 from tests.campaigns.helpers import LONG_COLUMNS, qasem_long_rows, write_csv, write_jsonl
-from tests.conftest import shared_file
+from tests.conftest import dev_release_committed
 
 pytestmark = [pytest.mark.django_db, pytest.mark.shared_data]
+
+
+@pytest.fixture(scope="module")
+def dev_release(django_db_setup, django_db_blocker) -> Iterator[str]:
+    """The release import both parametrizations compare with: imported once for the module."""
+    with dev_release_committed(django_db_blocker, "dev-release") as project:
+        yield project
 
 
 def _report(*args: str) -> dict:
@@ -33,13 +41,11 @@ def _worker_figures(report: dict) -> dict[str, list]:
 
 
 @pytest.mark.parametrize("suffix", ["csv", "jsonl"])
-def test_long_form_votes_give_the_release_figures(tmp_path, researcher, suffix) -> None:
+def test_long_form_votes_give_the_release_figures(tmp_path, researcher, dev_release, suffix) -> None:
     rows = qasem_long_rows()
     path = tmp_path / f"qasem_dev_votes.{suffix}"
     write_csv(path, rows, LONG_COLUMNS) if suffix == "csv" else write_jsonl(path, rows)
     call_command("import_labels", str(path), "--project", "dev-campaign", stdout=StringIO())
-    call_command("import_qasem_release", str(shared_file("qasem_consistency", "dev.jsonl")), "--project", "dev-release",
-                 stdout=StringIO())
     assert CampaignLabel.objects.count() == len(rows)
     assert ProjectMembership.objects.get(project__name="dev-campaign").user == researcher
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import json
 import os
+from collections.abc import Iterator
 from io import StringIO
 from pathlib import Path
 
@@ -16,35 +17,18 @@ from django.core.management.base import CommandError
 
 from annotation_tasks.analysis.crowd_models import fit
 from annotation_tasks.exporters.csv_writer import csv_text
-from annotation_tasks.models import QA, Project, Worker
+from annotation_tasks.models import QA
 from annotation_tasks.services import frames
 from tests.campaigns.helpers import write_csv
-from tests.conftest import shared_file
+from tests.conftest import dev_release_committed
 
 pytestmark = pytest.mark.django_db
 
 
-def _rows_per_model() -> dict[str, int]:
-    from django.apps import apps
-
-    return {model._meta.label: model.objects.count() for model in apps.get_models()}
-
-
 @pytest.fixture(scope="module")
-def _imported_dev(django_db_setup, django_db_blocker) -> str:
-    """The shared dev release imported once for this module's tests (each runs in a transaction rolled back after
-    it, so none sees another's writes); removed at the end, and the database must then hold what it held before."""
-    with django_db_blocker.unblock():
-        before = _rows_per_model()
-        workers_before = list(Worker.objects.values_list("pk", flat=True))
-        call_command("import_qasem_release", str(shared_file("qasem_consistency", "dev.jsonl")), "--project", "dev",
-                     stdout=StringIO())
-    yield "dev"
-    with django_db_blocker.unblock():
-        Project.objects.filter(name="dev").delete()
-        Worker.objects.exclude(pk__in=workers_before).delete()  # the release's anonymous workers: not per project
-        left = {k: v for k, v in _rows_per_model().items() if v != before[k]}
-        assert not left, f"rows of the module's import left behind: {left}"
+def _imported_dev(django_db_setup, django_db_blocker) -> Iterator[str]:
+    with dev_release_committed(django_db_blocker, "dev") as project:
+        yield project
 
 
 @pytest.fixture
