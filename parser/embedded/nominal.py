@@ -45,6 +45,7 @@ AGENT_SUFFIXES = ("er", "or", "ist", "ant", "ent", "eer")
 ARGUMENT_FEATURE_VERSION = 2
 ARGUMENT_MODEL_PATH = DATA_DIR / "nominal_arguments.json"
 TIME_ADJECTIVES = frozenset("early earlier late later recent previous former initial final first last next".split())
+SELF_RULES = frozenset({"agent_noun_self", "self_np"})  # answers that are the noun's own phrase
 CLAUSE_ADJUNCT_WH = frozenset({"when", "where", "why", "how", "how long"})
 Question = tuple[tuple[str, ...] | None, Arg]
 
@@ -431,6 +432,11 @@ def arguments_in_clause(n: SpacyToken, verb: str, gov: SpacyToken | None) -> Nou
     if not agentive and n.dep_ not in SUBJ_DEPS:
         have = {a.span for a in (found.agent, found.theme, *found.extra) if a is not None}
         found.extra.extend(_upper_subjects(n, gov, have))
+    own = trim(n.doc, n.left_edge.i, n.i + 1)
+    if agentive:  # "the four shooters selected ..." -> Who shot? the four shooters: the noun names its doer
+        found.extra.append(Arg("agent", own, n, "who" if is_person(n) else core_wh(n), rule="agent_noun_self"))
+    elif n.tag_ in NOUN_TAGS and found.theme is None and own[1] - own[0] > 1:  # "the song she wrote", "a proposal"
+        found.extra.append(Arg("obj", own, n, core_wh(n), rule="self_np"))
     if n.dep_ == "appos" and n.head.tag_ in NOUN_TAGS | PROPER_TAGS and n.head.i < n.i:
         head = n.head
         found.extra.append(Arg("obj", np_antecedent(head, n), head, core_wh(head), rule="appos_head"))
@@ -537,7 +543,7 @@ def scored_questions(n: SpacyToken, verb: str) -> list[tuple[tuple[str, ...] | N
     found = arguments_in_clause(n, verb, gov)
     i = n.i
     return [(q, a, argument_features(n, a, context, found)) for q, a in nominal_questions(verb, found)
-            if q is not None and not (a.span[0] <= i < a.span[1])]
+            if q is not None and (a.rule in SELF_RULES or not a.span[0] <= i < a.span[1])]
 
 
 def nominal_frame(n: SpacyToken, verb: str, offset: int, sentence_index: int, confidence: float = 1.0) -> PredicateFrame:

@@ -17,7 +17,7 @@ from pathlib import Path
 
 from parser import evaluation, lexicon
 from parser.embedded import load_spacy
-from parser.embedded.nominal import ARGUMENT_FEATURE_VERSION, ARGUMENT_MODEL_PATH, scored_questions
+from parser.embedded.nominal import ARGUMENT_FEATURE_VERSION, ARGUMENT_MODEL_PATH, SELF_RULES, scored_questions
 from parser.embedded.questions import answer_spans
 from parser.training.linear_fit import f1_of, fit
 
@@ -41,11 +41,24 @@ def extract(train: Path) -> tuple[list[dict], int]:
             verb = lexicon.nominalization_verb(n.lower_) or n.lower_
             spans = [sp for qa in gold.qas[(sid, idx)] for sp in qa.answers]
             gold_total += len(spans)
-            proposed = [(piece, feats + (["mention"] if piece == arg.mention else []))
+            proposed = [(piece, feats + (["mention"] if piece == arg.mention else []), arg.rule in SELF_RULES)
                         for _, arg, feats in scored_questions(n, verb) for piece in answer_spans(arg)]
-            matched = {i for i, _ in evaluation.match_arguments([p for p, _ in proposed], spans)}
-            examples += [{"sid": sid, "features": feats, "label": i in matched} for i, (_, feats) in enumerate(proposed)]
+            examples += [{"sid": sid, "features": feats, "label": hit} for feats, hit in _labels(proposed, spans)]
     return examples, gold_total
+
+
+def _labels(proposed: list[tuple[tuple[int, int], list[str], bool]], spans: list[tuple[int, int]]
+            ) -> list[tuple[list[str], bool]]:
+    """Each proposed span's features and whether it matches a gold answer one to one; the noun's own phrase
+    (SELF_RULES) is matched last, to the answers nothing else matches, so that it never takes an answer from a
+    closer span ("new" for "new elections") and teaches the scorer that the closer rule missed."""
+    first = [i for i, p in enumerate(proposed) if not p[2]]
+    last = [i for i, p in enumerate(proposed) if p[2]]
+    matched = {first[i] for i, _ in evaluation.match_arguments([proposed[i][0] for i in first], spans)}
+    taken = {j for _, j in evaluation.match_arguments([proposed[i][0] for i in first], spans)}
+    rest = [j for j in range(len(spans)) if j not in taken]
+    matched |= {last[i] for i, _ in evaluation.match_arguments([proposed[i][0] for i in last], [spans[j] for j in rest])}
+    return [(feats, i in matched) for i, (_, feats, _) in enumerate(proposed)]
 
 
 def load_examples(train: Path, cache: Path | None) -> tuple[list[dict], int]:
@@ -63,7 +76,7 @@ def load_examples(train: Path, cache: Path | None) -> tuple[list[dict], int]:
     return examples, gold_total
 
 
-def train(examples: list[dict], gold_total: int, min_count: int = 3) -> dict:
+def train(examples: list[dict], gold_total: int, min_count: int = 5) -> dict:
     fitted = fit(examples, lambda y, kept: f1_of(y, kept, gold_total), min_count=min_count)
     return {
         "feature_version": ARGUMENT_FEATURE_VERSION,
@@ -80,7 +93,7 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--train", required=True, type=Path, help="QANom annot.train.csv")
     ap.add_argument("--out", type=Path, default=ARGUMENT_MODEL_PATH)
     ap.add_argument("--cache", type=Path, default=None, help="examples cached here between runs (JSON lines)")
-    ap.add_argument("--min-count", type=int, default=3)
+    ap.add_argument("--min-count", type=int, default=5, help="features seen in fewer examples are dropped")
     args = ap.parse_args(argv)
     examples, gold_total = load_examples(args.train, args.cache)
     artefact = train(examples, gold_total, min_count=args.min_count)

@@ -70,3 +70,12 @@ def test_agent_noun_participle_is_no_theme(embedded: EmbeddedParser) -> None:
     assert not any(rule.startswith("acl_") for rule in found)  # "selected for the operation" was not shot
     found = _candidates(embedded, "Trains were delayed by damage to railway lines in Dawlish.", "damage", "damage")
     assert "clause_passive_subject" not in found  # the damage was done to the lines, not to the trains
+
+
+def test_agent_noun_names_its_own_doer_and_a_bare_noun_is_no_answer_about_itself(embedded: EmbeddedParser) -> None:
+    found = _candidates(embedded, "The four shooters selected for the operation received training.", "shooters", "shoot")
+    assert found.get("agent_noun_self") == "The four shooters"
+    found = _candidates(embedded, "The four shooters selected for the operation received training.", "training", "train")
+    assert "self_np" not in found  # "What was trained? training" says nothing
+    found = _candidates(embedded, "The minister's rejection of the offer surprised the unions.", "rejection", "reject")
+    assert "self_np" not in found  # the of-phrase is the theme: the noun's own phrase is not asked beside it
