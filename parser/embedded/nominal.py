@@ -130,7 +130,7 @@ class NounArgs:
         if subj is None or subj.lower_ in RELATIVE_WORDS or subj.tag_ in {"WDT", "WP", "EX"}:
             return
         found = _subject_arg(subj, "relcl_subject")
-        if found is not None and not covers(found.head, self.n.i):
+        if found is not None and found.head is not None and not covers(found.head, self.n.i):
             self.extra.append(found)
 
     def apposition(self, c: SpacyToken) -> None:

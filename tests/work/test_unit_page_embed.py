@@ -87,11 +87,16 @@ def test_preview_entry_embeds_the_preview_payload_and_stays_read_only(unit):
     assert c.post(f"/api/work/{attrs['token']}/submit", {"labels": {}}, content_type="application/json").status_code == 403
 
 
-def test_accepted_platform_entry_embeds_the_assignment_unit(unit):
-    pytest.importorskip("annotation_tasks.crowd.mturk")
+def test_accepted_platform_entry_embeds_the_assignment_unit(unit, monkeypatch):
+    from annotation_tasks.crowd import EntryCheck, EntryVerdict
+    from annotation_tasks.crowd.mturk import MTurkProvider
+
+    # MTurk's own answer at the door is tested in tests/crowd/test_entry_slots.py; here: what the page embeds
+    monkeypatch.setattr(MTurkProvider, "verify_entry", lambda self, unit, ctx: EntryCheck(EntryVerdict.AFTER_SUBMIT))
     Batch.objects.filter(pk=unit.batch_id).update(provider="mturk")
-    type(unit).objects.filter(pk=unit.pk).update(provider_ref="HIT1")  # the unit's HIT, stored at publish
-    q = {"assignmentId": "ASG1", "hitId": "HIT1", "workerId": "WK1", "turkSubmitTo": "https://workersandbox.mturk.com"}
+    type(unit).objects.filter(pk=unit.pk).update(provider_ref="3HIT1EXAMPLE")  # the unit's HIT, stored at publish
+    q = {"assignmentId": "3ASG1EXAMPLE", "hitId": "3HIT1EXAMPLE", "workerId": "AWORKER1",
+         "turkSubmitTo": "https://workersandbox.mturk.com"}
     html = Client().get(unit_entry_path(unit), q).content.decode()
     attrs = element_attrs(html)
     data = embedded(html, attrs["unit-data-id"])
