@@ -18,11 +18,17 @@ from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from annotation_tasks.api.serializers import JobSerializer, ParseRequestSerializer, UploadSerializer
+from annotation_tasks.api.serializers import (
+    ExportQuerySerializer,
+    JobSerializer,
+    ParseRequestSerializer,
+    UploadSerializer,
+)
+from annotation_tasks.services import exports
 
 # What a download can be: every line format of services.exports and the dataset folder (as a zip).
-EXPORT_FORMATS = ("qasem-release", "factscore", "qa-jsonl", "campaign-items", "hf-dataset")
-AGGREGATIONS = ("majority", "dawid_skene", "glad", "mace")
+EXPORT_FORMATS = (*exports.FORMATS, *exports.DATASET_FORMATS)
+AGGREGATIONS = exports.AGGREGATIONS
 
 
 class ProjectOperationsMixin:
@@ -82,16 +88,7 @@ class ProjectOperationsMixin:
             raise ValidationError({"by": str(exc)}) from exc
 
     @extend_schema(
-        parameters=[
-            OpenApiParameter("export_format", str, required=True, enum=list(EXPORT_FORMATS)),
-            OpenApiParameter("aggregation", str, required=False, enum=list(AGGREGATIONS),
-                             description="the model whose label the export writes (default majority)"),
-            OpenApiParameter("file", str, required=False, enum=["jsonl", "csv"],
-                             description="csv: the same records as a CSV (lists and objects as JSON cells)"),
-            OpenApiParameter("no_majority", bool, required=False, description="qasem-release: the bare schema"),
-            OpenApiParameter("with_platform_ids", bool, required=False,
-                             description="qa-jsonl, hf-dataset: each voter's platform id beside its pseudonym"),
-        ],
+        parameters=[ExportQuerySerializer],
         responses={(200, "application/jsonl"): OpenApiResponse(OpenApiTypes.BINARY, description="JSON lines"),
                    (200, "text/csv"): OpenApiResponse(OpenApiTypes.BINARY, description="CSV"),
                    (200, "application/zip"): OpenApiResponse(OpenApiTypes.BINARY, description="hf-dataset folder")},
@@ -101,9 +98,11 @@ class ProjectOperationsMixin:
         """Download an export: JSON lines streamed line by line (byte-identical to `manage.py export`), its CSV,
         or a Hugging Face dataset folder as a zip (what `export --format hf-dataset` writes)."""
         project = self.get_object()
-        fmt, options, as_csv = _export_request(request.query_params)
-        from annotation_tasks.services import exports
-
+        # an empty parameter means its default, as when it is left out
+        query = ExportQuerySerializer(data={k: v for k, v in request.query_params.items() if v != ""})
+        query.is_valid(raise_exception=True)
+        fmt, as_csv = query.validated_data["export_format"], query.validated_data["file"] == "csv"
+        options = query.exporter_options()
         safe_name = "".join(c if c.isalnum() or c in "-_" else "_" for c in project.name)
         try:
             if as_csv or fmt in exports.DATASET_FORMATS:
@@ -123,37 +122,3 @@ class ProjectOperationsMixin:
         response["Content-Disposition"] = f'attachment; filename="{safe_name}.{fmt}.jsonl"'
         return response
 
-
-_FLAGS = {"": False, "0": False, "false": False, "1": True, "true": True}
-
-
-def _flag(params, name: str) -> bool:
-    value = params.get(name, "").strip().lower()
-    if value not in _FLAGS:
-        raise ValidationError({name: "true or false"})
-    return _FLAGS[value]
-
-
-def _export_request(params) -> tuple[str, dict, bool]:
-    """(format, exporter options, as CSV) of an export request, every query parameter checked by name."""
-    fmt = params.get("export_format", "")
-    if fmt not in EXPORT_FORMATS:
-        raise ValidationError({"export_format": f"one of {', '.join(EXPORT_FORMATS)}"})
-    aggregation = params.get("aggregation", "") or "majority"
-    if aggregation not in AGGREGATIONS:
-        raise ValidationError({"aggregation": f"one of {', '.join(AGGREGATIONS)}"})
-    file = params.get("file", "") or "jsonl"
-    if file not in ("jsonl", "csv"):
-        raise ValidationError({"file": "jsonl or csv"})
-    options: dict = {"aggregation": aggregation}
-    if _flag(params, "no_majority"):
-        if fmt != "qasem-release":
-            raise ValidationError({"no_majority": "only for qasem-release"})
-        options["include_majority"] = False
-    elif fmt == "qasem-release":
-        options["include_majority"] = True
-    if _flag(params, "with_platform_ids"):
-        if fmt not in ("qa-jsonl", "hf-dataset"):
-            raise ValidationError({"with_platform_ids": "only for qa-jsonl and hf-dataset"})
-        options["with_platform_ids"] = True
-    return fmt, options, file == "csv"

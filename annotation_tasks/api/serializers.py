@@ -28,7 +28,7 @@ from annotation_tasks.models import (
 )
 from annotation_tasks.models.projects import Protocol
 from annotation_tasks.protocols.display import Display, question
-from annotation_tasks.services import identity, jobs
+from annotation_tasks.services import exports, identity, jobs
 from annotation_tasks.services.batches import publish_blockers
 
 
@@ -476,6 +476,37 @@ class UploadSerializer(serializers.Serializer):
     )
     system = serializers.CharField(required=False, allow_blank=True, default="",
                                    help_text="factscore: the system name (default: the file name's stem).")
+
+
+class ExportQuerySerializer(serializers.Serializer):
+    """The query of GET projects/<id>/export/: the formats and options `manage.py export` has, each checked by name."""
+
+    export_format = serializers.ChoiceField(choices=[*exports.FORMATS, *exports.DATASET_FORMATS])
+    aggregation = serializers.ChoiceField(choices=list(exports.AGGREGATIONS), required=False, default="majority",
+                                          help_text="the model whose label the export writes")
+    file = serializers.ChoiceField(choices=["jsonl", "csv"], required=False, default="jsonl",
+                                   help_text="csv: the same records as a CSV (lists and objects as JSON cells)")
+    no_majority = serializers.BooleanField(required=False, default=False, help_text="qasem-release: the bare schema")
+    with_platform_ids = serializers.BooleanField(
+        required=False, default=False, help_text="qa-jsonl, hf-dataset: each voter's platform id beside its pseudonym")
+
+    def validate(self, data: dict) -> dict:
+        fmt = data["export_format"]
+        if data["no_majority"] and fmt != "qasem-release":
+            raise serializers.ValidationError({"no_majority": "only for qasem-release"})
+        if data["with_platform_ids"] and fmt not in ("qa-jsonl", "hf-dataset"):
+            raise serializers.ValidationError({"with_platform_ids": "only for qa-jsonl and hf-dataset"})
+        return data
+
+    def exporter_options(self) -> dict:
+        """The keyword options of services.exports for the checked query."""
+        data = self.validated_data
+        options: dict = {"aggregation": data["aggregation"]}
+        if data["export_format"] == "qasem-release":
+            options["include_majority"] = not data["no_majority"]
+        if data["with_platform_ids"]:
+            options["with_platform_ids"] = True
+        return options
 
 
 class ParseRequestSerializer(serializers.Serializer):
