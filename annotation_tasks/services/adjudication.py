@@ -10,7 +10,7 @@ names come from the protocols (protocols/review.py: level_labels); the majority 
 from __future__ import annotations
 
 from collections import Counter, defaultdict
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -191,21 +191,22 @@ def _int(params: Mapping[str, Any], name: str, default: int, low: int, high: int
     return number
 
 
-def queue(project: Project, params: Mapping[str, Any] | None = None) -> dict[str, Any]:
-    """The adjudication queue, most disputed first. params (query strings or values): level (one of the
-    adjudicable levels), include_agreed (items everyone agrees on too), decided (true: only adjudicated,
-    false: only open; absent: both), limit (1..500, default 100), offset."""
-    params = params or {}
-    levels = adjudication_levels()
+def _filters(params: Mapping[str, Any]) -> tuple[str | None, bool, bool | None]:
+    """(level, include_agreed, decided) of queue params, each checked by name."""
     level = params.get("level") or None
-    if level is not None and level not in levels:
-        raise _bad("level", f"must be one of {', '.join(levels)}")
+    if level is not None and level not in adjudication_levels():
+        raise _bad("level", f"must be one of {', '.join(adjudication_levels())}")
     include_agreed = _flag(params, "include_agreed")
     decided_raw = params.get("decided", "")
     decided = None if decided_raw in ("", None) else _flag(params, "decided")
-    limit = _int(params, "limit", 100, 1, MAX_LIMIT)
-    offset = _int(params, "offset", 0, 0, 10**9)
+    return level, include_agreed, decided
 
+
+def _chosen(project: Project, filters: tuple[str | None, bool, bool | None],
+            ) -> tuple[pd.DataFrame, pd.DataFrame, list[Tally]]:
+    """(the whole queue table, the rows the filters choose in queue order, the tallies the rows point into)."""
+    level, include_agreed, decided = filters
+    levels = adjudication_levels()
     table, counted = queue_table(project)
     mask = np.ones(len(table), dtype=bool)
     if level is not None:
@@ -217,14 +218,35 @@ def queue(project: Project, params: Mapping[str, Any] | None = None) -> dict[str
     chosen = table[mask].assign(rank=lambda f: f["level"].map({lv: i for i, lv in enumerate(levels)}).fillna(99))
     chosen = chosen.sort_values(["disagreement", "n_votes", "rank", "item_id", "aspect"],
                                 ascending=[False, False, True, True, True], kind="stable")
+    return table, chosen, counted
+
+
+def queue(project: Project, params: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """The adjudication queue, most disputed first. params (query strings or values): level (one of the
+    adjudicable levels), include_agreed (items everyone agrees on too), decided (true: only adjudicated,
+    false: only open; absent: both), limit (1..500, default 100), offset."""
+    params = params or {}
+    filters = _filters(params)
+    limit = _int(params, "limit", 100, 1, MAX_LIMIT)
+    offset = _int(params, "offset", 0, 0, 10**9)
+    table, chosen, counted = _chosen(project, filters)
     adjudicated = _adjudicated(project)
     return {
         "count": int(len(chosen)),
-        "levels": {lv: list(level_labels(lv)) for lv in levels},
+        "levels": {lv: list(level_labels(lv)) for lv in adjudication_levels()},
         "decided": int(chosen["decided"].sum()),
         "results": _rows(chosen.iloc[offset: offset + limit], counted, adjudicated),
         "agreement": majority_agreement(project, table, adjudicated),
     }
+
+
+def queue_rows(project: Project, params: Mapping[str, Any] | None = None) -> Iterator[dict[str, Any]]:
+    """Every row of the queue the params choose (level, include_agreed, decided), in queue order: the table is
+    built once, the rows' votes and contexts are read a page at a time."""
+    _table, chosen, counted = _chosen(project, _filters(params or {}))
+    adjudicated = _adjudicated(project)
+    for start in range(0, len(chosen), MAX_LIMIT):
+        yield from _rows(chosen.iloc[start: start + MAX_LIMIT], counted, adjudicated)
 
 
 def _adjudicated(project: Project) -> dict[Key, AdjudicatedLabel]:

@@ -45,23 +45,16 @@ class DecisionFileResult:
 
 def queue_lines(project: Project, params: dict[str, Any] | None = None) -> Iterator[str]:
     """The adjudication queue (most disputed first, the dashboard's order) as JSON lines to fill in."""
-    params = {"limit": adjudication.MAX_LIMIT, **(params or {})}
-    offset = int(params.pop("offset", 0) or 0)
-    while True:
-        page = adjudication.queue(project, {**params, "offset": offset})
-        for row in page["results"]:
-            decided = row["adjudicated"] or {}
-            yield json.dumps({
-                "level": row["level"], "item_id": row["item_id"], "aspect": row["aspect"],
-                "label": decided.get("label", ""), "reason": decided.get("reason", ""),
-                "allowed": row["labels"], "majority": row["majority"], "tie": row["tie"], "gold": row["gold"],
-                "counts": row["counts"], "votes": [{"worker": v["worker"].get("pseudonym") or v["worker"].get("name"),
-                                                    "label": v["label"]} for v in row["votes"]],
-                "context": row["context"],
-            }, ensure_ascii=False)
-        offset += len(page["results"])
-        if not page["results"] or offset >= page["count"]:
-            return
+    for row in adjudication.queue_rows(project, params):
+        decided = row["adjudicated"] or {}
+        yield json.dumps({
+            "level": row["level"], "item_id": row["item_id"], "aspect": row["aspect"],
+            "label": decided.get("label", ""), "reason": decided.get("reason", ""),
+            "allowed": row["labels"], "majority": row["majority"], "tie": row["tie"], "gold": row["gold"],
+            "counts": row["counts"], "votes": [{"worker": v["worker"].get("pseudonym") or v["worker"].get("name"),
+                                                "label": v["label"]} for v in row["votes"]],
+            "context": row["context"],
+        }, ensure_ascii=False)
 
 
 def _read(path: Path) -> Iterator[tuple[int, Any]]:
