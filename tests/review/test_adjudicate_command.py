@@ -89,3 +89,21 @@ def test_only_a_researcher_of_the_project_applies_decisions(qasem_study, tmp_pat
         call_command("adjudicate", "apply", str(filled), "--project", qasem_study.project.name, "--user", "nobody")
     with pytest.raises(CommandError, match="no project named 'Nope'"):
         call_command("adjudicate", "list", "--project", "Nope")
+
+
+def test_a_huge_or_undecodable_line_or_another_projects_item_is_refused(qasem_study, factscore_study, expert,
+                                                                        tmp_path) -> None:
+    from annotation_tasks.services import adjudication_files
+
+    filled = tmp_path / "big.jsonl"
+    filled.write_bytes(b'{"level": "qa", "reason": "' + b"x" * (adjudication_files.MAX_LINE_BYTES + 1) + b'"}\n')
+    with pytest.raises(CommandError, match=r"big.jsonl:1: \(line\): line longer than"):
+        call_command("adjudicate", "apply", str(filled), "--project", qasem_study.project.name, "--user", "expert")
+    filled.write_bytes(b'{"level": "qa", "reason": "\xff\xfe"}\n')
+    with pytest.raises(CommandError, match=r"big.jsonl:1: \(line\): not a JSON line"):
+        call_command("adjudicate", "apply", str(filled), "--project", qasem_study.project.name, "--user", "expert")
+    foreign_fact = factscore_study.assignments["w1"].shown["facts"][0]
+    filled.write_text(json.dumps({"level": "fact", "item_id": foreign_fact, "label": "S", "reason": "x"}) + "\n")
+    with pytest.raises(CommandError, match=r"big.jsonl:1: item_id: not an atomic fact of this project"):
+        call_command("adjudicate", "apply", str(filled), "--project", qasem_study.project.name, "--user", "expert")
+    assert not AdjudicatedLabel.objects.exists()
