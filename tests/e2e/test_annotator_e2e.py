@@ -160,3 +160,42 @@ def test_split_at_the_caret(live_server, page):
     texts = page.get_by_test_id("fact-item").all_inner_texts()
     assert texts[0].startswith("Anna visited\n") or texts[0].split("\n")[0] == "Anna visited"
     assert texts[1].startswith("a city.")
+
+
+def test_submit_retries_a_lost_answer_and_a_503_and_records_once(live_server, page, shot):
+    """The first submit reaches the server but its answer is lost (connection reset), the second is answered 503 with
+    Retry-After: the element tries again by itself, showing a countdown, and the server records the labels once."""
+    unit = make_unit("E2E submit retry", n_qas=1, n_responses=2)
+    a, token = new_token(unit)
+    seen: list[str] = []
+
+    def flaky(route):
+        seen.append(route.request.method)
+        if len(seen) == 1:
+            answer = route.fetch()  # the server records the submission...
+            assert answer.status == 200, answer.text()
+            route.abort("connectionreset")  # ...and the browser never hears of it
+        elif len(seen) == 2:
+            route.fulfill(status=503, headers={"Retry-After": "1"}, content_type="application/json",
+                          body='{"detail": "the database is unavailable for a moment", "code": "database_unavailable"}')
+        else:
+            route.continue_()
+
+    page.route("**/api/work/*/submit", flaky)
+    page.goto(f"{live_server.url}/work/{token}/")
+    page.get_by_test_id("start-button").wait_for()
+    press(page, "Enter", "c", "s", "c", "s", "3")
+    press(page, "Control+Enter")
+    countdown = page.get_by_test_id("submit-retry-countdown")
+    countdown.wait_for()
+    assert "Retrying in" in countdown.inner_text()
+    assert "Saving…" in page.get_by_test_id("submit-message").inner_text()
+    page.get_by_test_id("submit-retry-button").wait_for()
+    shot(page, "retrying")
+    page.get_by_test_id("submitted-message").wait_for(timeout=30000)
+    assert len(seen) == 3
+    a.refresh_from_db()
+    assert a.status == "submitted"
+    assert SpanLabel.objects.filter(assignment=a).count() == 2
+    assert QALabel.objects.filter(assignment=a).count() == 2
+    assert PairwisePreference.objects.filter(assignment=a).count() == 1

@@ -1,11 +1,23 @@
 // The element's only connection to the backend (docs/annotator-api.md).
 
 export class ApiError extends Error {
-  constructor(status, body, message) {
+  /** retryAfterMs: the answer's Retry-After in milliseconds (503 database_unavailable, 429), null without one. */
+  constructor(status, body, message, { retryAfterMs = null } = {}) {
     super(message || `HTTP ${status}`)
     this.status = status
     this.body = body
+    this.retryAfterMs = retryAfterMs
   }
+}
+
+/** A Retry-After header (delay-seconds or an HTTP date) in milliseconds from `now`; null when absent or unreadable. */
+export function parseRetryAfter(value, now = Date.now()) {
+  if (value == null) return null
+  const text = String(value).trim()
+  if (/^\d+$/.test(text)) return Number(text) * 1000
+  if (!/^[A-Za-z]{3}, /.test(text)) return null // an HTTP date ("Tue, 01 Dec 2026 10:00:09 GMT"), nothing else
+  const at = Date.parse(text)
+  return Number.isNaN(at) ? null : Math.max(0, at - now)
 }
 
 async function readJson(res) {
@@ -30,7 +42,7 @@ export function createApi({ apiBase = '', token, fetchImpl } = {}) {
       ...extra,
     })
     const data = await readJson(res)
-    if (!res.ok) throw new ApiError(res.status, data)
+    if (!res.ok) throw new ApiError(res.status, data, undefined, { retryAfterMs: parseRetryAfter(res.headers?.get?.('Retry-After')) })
     return data
   }
 

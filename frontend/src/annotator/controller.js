@@ -9,14 +9,15 @@ import { handleKeydown } from './keyDispatch.js'
 import { loadErrorText } from './loading.js'
 import { createPersistence } from './persistence.js'
 import * as S from './state.js'
-import { handOff, missingMessage, submitErrorMessage } from './submission.js'
+import { SUBMIT_RETRY, handOff, missingMessage, retryingMessage, submitErrorMessage, submitRetryDelay } from './submission.js'
 import { createTimeOnTask } from './timeOnTask.js'
 
 /**
  * props: the element's attributes (token, apiBase, preview, submitTo, assignmentId, completionUrl), read reactively.
  * view: what only the element can do, all optional: embeddedUnit() → unit | null (read before the first render),
  *   focusStart(), focusWork(), revealCurrent() (scroll the current item into view), submitted(serverResponse).
- * options: fetchImpl, autosave (createAutosave options, e.g. a shorter delay in tests).
+ * options: fetchImpl, autosave (createAutosave options, e.g. a shorter delay in tests), submitRetry (overrides of
+ *   submission.js's SUBMIT_RETRY: attempts, baseDelayMs, maxDelayMs).
  */
 export function createController(props, view = {}, options = {}) {
   const scope = effectScope(true)
@@ -29,7 +30,7 @@ export function createController(props, view = {}, options = {}) {
   return c
 }
 
-function setup(props, view, { fetchImpl, autosave } = {}) {
+function setup(props, view, { fetchImpl, autosave, submitRetry: retryOptions } = {}) {
   const api = createApi({ apiBase: props.apiBase, token: props.token, fetchImpl })
   const phase = ref('loading') // loading | error | ready | submitted
   const loadError = ref('')
@@ -39,6 +40,10 @@ function setup(props, view, { fetchImpl, autosave } = {}) {
   const helpOpen = ref(false)
   const message = ref(null) // { tone, text, items? }
   const submitting = ref(false)
+  const retryPolicy = { ...SUBMIT_RETRY, ...retryOptions }
+  const submitRetry = ref(null) // { inSeconds, attempt, attempts } while a failed submission waits to be sent again
+  let wakeRetry = null // ends that wait early ("Try again", back online)
+  let stopped = false // unmounted: no more tries
   const editing = ref(null) // key of the fact being edited
   const editText = ref('') // the text in the fact editor
   const noteFor = ref(null) // qa id whose note field is focused
@@ -177,6 +182,25 @@ function setup(props, view, { fetchImpl, autosave } = {}) {
     nextTick(() => (state.started ? view.focusWork?.() : view.focusStart?.()))
   }
 
+  /** Wait `ms` before the next try, counting down in submitRetry; "Try again" or coming back online ends it early. */
+  function waitToRetry(ms, attempt) {
+    return new Promise((resolve) => {
+      const ends = Date.now() + ms
+      const show = () => (submitRetry.value = { inSeconds: Math.max(0, Math.ceil((ends - Date.now()) / 1000)), attempt, attempts: retryPolicy.attempts })
+      show()
+      const tick = setInterval(show, 1000)
+      const timer = setTimeout(done, ms)
+      function done() {
+        clearInterval(tick)
+        clearTimeout(timer)
+        wakeRetry = null
+        submitRetry.value = null
+        resolve()
+      }
+      wakeRetry = done
+    })
+  }
+
   async function submit() {
     if (isPreview.value || submitting.value || phase.value !== 'ready') return
     const m = model.value
@@ -186,24 +210,46 @@ function setup(props, view, { fetchImpl, autosave } = {}) {
       message.value = missingMessage(missing)
       return
     }
-    submitting.value = true
+    submitting.value = true // labels are locked until the last try ends
     message.value = { tone: 'info', text: 'Submitting…' }
+    const labels = S.submitLabels(m, state)
     try {
-      // Save the newest draft first: a debounced save landing after the submission would be refused (409), and if
-      // the submission fails the server still holds every label.
-      await persistence.flush()
-      const res = await api.submit(S.submitLabels(m, state), timeOnTask.ms)
-      persistence.finish()
-      timeOnTask.pause()
-      phase.value = 'submitted'
-      message.value = null
-      view.submitted?.(res)
-      handOff(props)
-    } catch (err) {
-      message.value = submitErrorMessage(err)
+      for (let attempt = 1; !stopped; attempt++) {
+        if (attempt > 1) message.value = { tone: 'info', text: `Submitting… (try ${attempt} of ${retryPolicy.attempts})` }
+        let res
+        try {
+          // Save the newest draft first: a debounced save landing after the submission would be refused (409), and
+          // if the submission fails the server still holds every label.
+          await persistence.flush()
+          res = await api.submit(labels, timeOnTask.ms)
+        } catch (err) {
+          // one request at a time; a repeat of a submission the server already recorded answers duplicate: true
+          const delay = submitRetryDelay(err, attempt, retryPolicy)
+          if (delay == null || stopped) {
+            message.value = submitErrorMessage(err)
+            return
+          }
+          message.value = retryingMessage(err)
+          await waitToRetry(delay, attempt + 1)
+          continue
+        }
+        persistence.finish()
+        timeOnTask.pause()
+        phase.value = 'submitted'
+        message.value = null
+        view.submitted?.(res)
+        handOff(props)
+        return
+      }
     } finally {
       submitting.value = false
     }
+  }
+  /** "Try again": send a waiting submission now, or start a new one after the tries ran out; never a second request
+   * while one is on its way. */
+  function retrySubmit() {
+    if (wakeRetry) wakeRetry()
+    else if (!submitting.value) submit()
   }
 
   // ---- page lifecycle: never lose work ----
@@ -217,7 +263,10 @@ function setup(props, view, { fetchImpl, autosave } = {}) {
       } else if (state.started && phase.value === 'ready') timeOnTask.start()
     }
     const onPageHide = () => persistence.flushOnExit()
-    const onOnline = () => persistence.retryNow()
+    const onOnline = () => {
+      persistence.retryNow()
+      wakeRetry?.()
+    }
     win.addEventListener('keydown', onKey)
     doc.addEventListener('visibilitychange', onVisibility)
     win.addEventListener('pagehide', onPageHide)
@@ -232,6 +281,8 @@ function setup(props, view, { fetchImpl, autosave } = {}) {
     else afterLoad() // the Start button focuses itself when it mounts
   }
   function unmount() {
+    stopped = true
+    wakeRetry?.()
     detach?.()
     detach = null
     persistence.flushOnExit()
@@ -240,7 +291,7 @@ function setup(props, view, { fetchImpl, autosave } = {}) {
 
   const c = {
     // state, read by the views
-    phase, loadError, state, saveStatus, helpOpen, message, submitting, editing, editText, noteFor, resumed,
+    phase, loadError, state, saveStatus, helpOpen, message, submitting, submitRetry, editing, editText, noteFor, resumed,
     get model() {
       return model.value
     },
@@ -259,7 +310,7 @@ function setup(props, view, { fetchImpl, autosave } = {}) {
       return { current: isCurrent(si, i), labeled: v !== undefined && v !== null, derived: derived(si, item) }
     },
     // actions
-    load, start, choose, select, factOp, submit, openHelp, closeHelp, mount, unmount,
+    load, start, choose, select, factOp, submit, retrySubmit, openHelp, closeHelp, mount, unmount,
     move: (delta) => S.move(model.value, state, delta),
     goToSection: (si) => S.goToSection(model.value, state, si),
     undo: () => S.undo(state),

@@ -18,9 +18,46 @@ export function submitErrorMessage(err) {
   }
   if (err instanceof ApiError && err.status === 503) {
     // the server is up but its database is not (code database_unavailable): nothing was stored, nothing is lost
-    return { tone: 'warn', text: 'The server is briefly unavailable. Your work is kept; try submitting again in a moment.' }
+    return { tone: 'warn', text: 'The server is briefly unavailable. Your work is kept; try submitting again in a moment.', retry: true }
   }
-  return { tone: 'warn', text: 'Could not reach the server. Your work is kept; try submitting again in a moment.' }
+  if (err instanceof ApiError && err.status === 429) {
+    return { tone: 'warn', text: 'The server is busy. Your work is kept; try submitting again in a moment.', retry: true }
+  }
+  return { tone: 'warn', text: 'Could not reach the server. Your work is kept; try submitting again in a moment.', retry: isTransient(err) }
+}
+
+/**
+ * How a failed submission is tried again. The server records a submission once per assignment (a repeat answers
+ * 200 with duplicate: true), so sending it again after a lost answer cannot count the work twice; the element still
+ * sends one request at a time.
+ * attempts: tries in all, the first included; a wait is the server's Retry-After or the backoff, whichever is longer,
+ * and at most maxDelayMs (with the defaults about 40 s from the first failure to the last try).
+ */
+export const SUBMIT_RETRY = Object.freeze({ attempts: 5, baseDelayMs: 2000, maxDelayMs: 20000 })
+
+/** Whether trying again may succeed: no connection, the database briefly unavailable (503), rate limited (429),
+ * or a gateway's answer while the app restarts (502, 504). Any other refusal (400, 403, 500...) would only repeat. */
+export function isTransient(err) {
+  if (!(err instanceof ApiError)) return true // fetch itself failed: no connection
+  return [429, 502, 503, 504].includes(err.status)
+}
+
+/** Milliseconds to wait before try `failures + 1` after `failures` failed tries, or null when not to try again. */
+export function submitRetryDelay(err, failures, policy = SUBMIT_RETRY) {
+  if (!isTransient(err) || failures >= policy.attempts) return null
+  const backoff = policy.baseDelayMs * 2 ** (failures - 1)
+  const asked = err instanceof ApiError && err.retryAfterMs != null ? err.retryAfterMs : 0
+  return Math.min(policy.maxDelayMs, Math.max(backoff, asked))
+}
+
+/** While waiting to send a failed submission again (retry: the footer offers "Try again" now). */
+export function retryingMessage(err) {
+  const why = !(err instanceof ApiError)
+    ? 'Could not reach the server.'
+    : err.status === 429
+      ? 'The server is busy.'
+      : 'The server is briefly unavailable.'
+  return { tone: 'info', text: `Saving… ${why} Your work is kept and is sent again automatically.`, retry: true }
 }
 
 /** After the server accepted: MTurk's externalSubmit form, or the platform's completion page, or stay. */
