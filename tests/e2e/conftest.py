@@ -1,7 +1,9 @@
 """Real headless Chromium (Debian's /usr/bin/chromium, driven by Playwright's sync API) against a live server.
 
-The annotator element is built from frontend/ when its dist file is missing. Screenshots of each step go to
-$FACTCROWD_SHOTS (default /tmp/factcrowd-shots) for a person to look at.
+The annotator element is built from frontend/ when its dist file is missing, the dashboard when it is older than its
+sources. Screenshots of each step go to $FACTCROWD_SHOTS (default /tmp/factcrowd-shots) for a person to look at.
+Pages: `page` (the worker's window), `new_page(...)` for any other (its own context, options, a longer timeout);
+every page collects its uncaught script errors in `page.errors`. Shared steps are in helpers.py.
 """
 from __future__ import annotations
 
@@ -22,7 +24,9 @@ from django.core.servers import basehttp  # noqa: E402
 basehttp.WSGIServer.request_queue_size = 128
 
 REPO = Path(__file__).resolve().parents[2]
-ELEMENT_JS = REPO / "annotation_tasks" / "static" / "annotation_tasks" / "dist" / "factcrowd-annotator.js"
+DIST = REPO / "annotation_tasks" / "static" / "annotation_tasks" / "dist"
+ELEMENT_JS = DIST / "factcrowd-annotator.js"
+DASHBOARD_SOURCES = REPO / "frontend" / "src" / "dashboard"
 CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
 CHROMIUM_ARGS = [
     "--headless",
@@ -59,6 +63,23 @@ def annotator_js() -> Path:
 
 
 @pytest.fixture(scope="session")
+def dashboard_js() -> Path:
+    """The dashboard bundle, rebuilt when missing or older than its sources."""
+    bundle = DIST / "dashboard.js"
+    newest = max(p.stat().st_mtime for p in DASHBOARD_SOURCES.rglob("*") if p.is_file())
+    if bundle.exists() and bundle.stat().st_mtime >= newest:
+        return bundle
+    npm = shutil.which("npm")
+    if npm is None:
+        pytest.skip("dashboard not built and npm unavailable")
+    frontend = REPO / "frontend"
+    if not (frontend / "node_modules").exists():
+        subprocess.run([npm, "ci"], cwd=frontend, check=True, timeout=600)
+    subprocess.run([npm, "run", "build:dashboard"], cwd=frontend, check=True, timeout=600)
+    return bundle
+
+
+@pytest.fixture(scope="session")
 def chromium(annotator_js):
     if not Path(CHROMIUM).exists():
         pytest.skip(f"no chromium at {CHROMIUM}")
@@ -71,12 +92,29 @@ def chromium(annotator_js):
 
 
 @pytest.fixture
-def page(chromium):
-    context = chromium.new_context(viewport={"width": 1280, "height": 900})
-    pg = context.new_page()
-    pg.set_default_timeout(15000)
-    yield pg
-    context.close()
+def new_page(chromium):
+    """new_page(width=1280, height=900, timeout_ms=15000, **context options, e.g. accept_downloads, bypass_csp):
+    a page in a context of its own, its uncaught script errors in `page.errors`; every context is closed after the
+    test."""
+    contexts = []
+
+    def make(*, width: int = 1280, height: int = 900, timeout_ms: int = 15000, **options):
+        context = chromium.new_context(viewport={"width": width, "height": height}, **options)
+        contexts.append(context)
+        pg = context.new_page()
+        pg.set_default_timeout(timeout_ms)
+        pg.errors = []
+        pg.on("pageerror", lambda exc: pg.errors.append(str(exc)))
+        return pg
+
+    yield make
+    for context in contexts:
+        context.close()
+
+
+@pytest.fixture
+def page(new_page):
+    return new_page()
 
 
 @pytest.fixture

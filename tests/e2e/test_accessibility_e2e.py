@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 from pathlib import Path
 
 import pytest
@@ -16,13 +15,10 @@ from annotation_tasks.models import Assignment, Batch, Project, ProjectMembershi
 from annotation_tasks.services.imports import import_wikieval
 from annotation_tasks.services.tokens import assignment_token, invite_token, unit_entry_path
 from annotation_tasks.services.units import compose_units, compose_validation_units
-from tests.e2e.conftest import REPO
+from tests.e2e.helpers import AXE_JS, axe_violations, login, open_unit
 from tests.work.builders import make_unit
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
-
-AXE_JS = REPO / "frontend" / "node_modules" / "axe-core" / "axe.min.js"
-BLOCKING = ("critical", "serious")
 
 
 @pytest.fixture(scope="module")
@@ -32,21 +28,6 @@ def axe_source() -> Path:
             pytest.fail("axe-core missing from frontend/node_modules (npm ci)")
         pytest.skip("axe-core not installed (cd frontend && npm ci)")
     return AXE_JS
-
-
-def violations(page, axe_source: Path) -> list[dict]:
-    """axe-core's WCAG 2 A/AA violations of the page as it is now, critical and serious only."""
-    if not page.evaluate("() => typeof window.axe !== 'undefined'"):
-        page.add_script_tag(path=str(axe_source))
-    found = page.evaluate(
-        """async () => {
-            const r = await axe.run(document, {runOnly: {type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']},
-                                              resultTypes: ['violations']});
-            return r.violations.map(v => ({id: v.id, impact: v.impact, help: v.help,
-                                           nodes: v.nodes.map(n => ({target: n.target, summary: n.failureSummary}))}));
-        }"""
-    )
-    return [v for v in found if v["impact"] in BLOCKING]
 
 
 def describe(found: list[dict]) -> str:
@@ -70,7 +51,7 @@ class Audit:
 
     def check(self, page, where: str) -> None:
         self.checked += 1
-        found = violations(page, self.axe_source)
+        found = axe_violations(page, self.axe_source)
         if found:
             self.found.append(f"{where}:\n{describe(found)}")
 
@@ -79,13 +60,9 @@ class Audit:
 
 
 @pytest.fixture
-def page(chromium):
+def page(new_page):
     """As conftest's page, with the pages' Content-Security-Policy bypassed so axe's script can be injected."""
-    context = chromium.new_context(viewport={"width": 1280, "height": 900}, bypass_csp=True)
-    pg = context.new_page()
-    pg.set_default_timeout(15000)
-    yield pg
-    context.close()
+    return new_page(bypass_csp=True)
 
 
 @pytest.fixture
@@ -95,14 +72,6 @@ def audit(axe_source) -> Audit:
 
 def settle(page) -> None:
     page.wait_for_load_state("networkidle")
-
-
-def researcher_login(page, base: str, username: str = "rita") -> None:
-    page.goto(f"{base}/accounts/login/")
-    page.fill("input[name=username]", username)
-    page.fill("input[name=password]", "pw")
-    page.click("button[type=submit]")
-    page.wait_for_url(re.compile(r".*/$"))
 
 
 def test_login_invite_and_queue_pages(live_server, page, audit):
@@ -148,10 +117,10 @@ def test_unit_page_in_each_mode(live_server, page, audit, mode, tmp_path):
     unit.project.save()
     if mode == "preview":  # what a platform shows before a worker accepts the task
         page.goto(f"{live_server.url}{unit_entry_path(unit)}?provider=local&preview=1")
+        page.get_by_test_id("annotator").wait_for()
     else:
         a = Assignment.objects.create(unit=unit, worker=Worker.objects.create(external_id=f"a11y-{mode}"))
-        page.goto(f"{live_server.url}/work/{assignment_token(a)}/")
-    page.get_by_test_id("annotator").wait_for()
+        open_unit(page, live_server.url, assignment_token(a), ready="annotator")
     settle(page)
     audit.check(page, f"{mode} unit page, before start")
     start = page.get_by_test_id("start-button")
@@ -181,7 +150,7 @@ def test_every_dashboard_tab(live_server, page, audit):
     for k, unit in enumerate(units):
         worker = Worker.objects.create(external_id=f"tab-{k}", display_name=f"Worker {k}")
         Assignment.objects.create(unit=unit, worker=worker, status=Assignment.Status.SUBMITTED, time_on_task_ms=40_000)
-    researcher_login(page, live_server.url)
+    login(page, live_server.url, "rita")
     page.get_by_text("A11y dashboard").first.wait_for()
     settle(page)
     audit.check(page, "project list")

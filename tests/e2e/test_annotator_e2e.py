@@ -1,8 +1,6 @@
 """A worker labels a unit in real Chromium, keyboard only; the database holds exactly the labels given."""
 from __future__ import annotations
 
-import time
-
 import pytest
 
 from annotation_tasks.models import (
@@ -12,37 +10,11 @@ from annotation_tasks.models import (
     PairwisePreference,
     QALabel,
     SpanLabel,
-    Worker,
 )
-from annotation_tasks.services.tokens import assignment_token
+from tests.e2e.helpers import new_token, open_unit, press, progress, wait_for
 from tests.work.builders import make_unit
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
-
-
-def wait_for(predicate, timeout: float = 10.0, what: str = "condition"):
-    end = time.monotonic() + timeout
-    while time.monotonic() < end:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(0.05)
-    raise AssertionError(f"timed out waiting for {what}")
-
-
-def new_token(unit, ext: str = "w1") -> tuple[Assignment, str]:
-    worker = Worker.objects.create(external_id=ext)
-    a = Assignment.objects.create(unit=unit, worker=worker)
-    return a, assignment_token(a)
-
-
-def press(page, *keys: str) -> None:
-    for k in keys:
-        page.keyboard.press(k)
-
-
-def progress(page) -> str:
-    return page.get_by_test_id("progress").inner_text()
 
 
 def test_qasem_keyboard_only_with_reload_and_flip(live_server, page, shot):
@@ -52,8 +24,7 @@ def test_qasem_keyboard_only_with_reload_and_flip(live_server, page, shot):
     qas = {r.pk: list(r.qas.order_by("order").values_list("id", flat=True)) for r in unit.responses.all()}
     ra, rb = sorted(spans)
 
-    page.goto(f"{live_server.url}/work/{token}/")
-    page.get_by_test_id("start-button").wait_for()
+    open_unit(page, live_server.url, token)
     shot(page, "start")
     press(page, "Enter")  # the Start button has focus
     press(page, "c", "c")  # A step 1: both spans covered
@@ -118,8 +89,7 @@ def test_factscore_split_and_merge(live_server, page, shot):
     f0, f1, f2, f3 = AtomicFact.objects.filter(response__units=unit).order_by("sentence_index", "order").values_list(
         "id", flat=True
     )
-    page.goto(f"{live_server.url}/work/{token}/")
-    page.get_by_test_id("start-button").wait_for()
+    open_unit(page, live_server.url, token)
     press(page, "Enter")
     # split f0 "Anna visited a city." into "Anna visited" + "a city.", keyboard only
     press(page, "p")
@@ -152,8 +122,7 @@ def test_factscore_split_and_merge(live_server, page, shot):
 def test_split_at_the_caret(live_server, page):
     unit = make_unit("E2E caret", protocol=["fact_labeling"], with_facts=True, n_qas=1, n_responses=1)
     _, token = new_token(unit)
-    page.goto(f"{live_server.url}/work/{token}/")
-    page.get_by_test_id("start-button").wait_for()
+    open_unit(page, live_server.url, token)
     press(page, "Enter", "p")
     edit_field(page, "Anna visited a city.")
     press(page, "Home", *["ArrowRight"] * len("Anna visited"), "Shift+Enter")
@@ -182,8 +151,7 @@ def test_submit_retries_a_lost_answer_and_a_503_and_records_once(live_server, pa
             route.continue_()
 
     page.route("**/api/work/*/submit", flaky)
-    page.goto(f"{live_server.url}/work/{token}/")
-    page.get_by_test_id("start-button").wait_for()
+    open_unit(page, live_server.url, token)
     press(page, "Enter", "c", "s", "c", "s", "3")
     press(page, "Control+Enter")
     countdown = page.get_by_test_id("submit-retry-countdown")

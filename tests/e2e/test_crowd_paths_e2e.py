@@ -13,7 +13,7 @@ import pytest
 from annotation_tasks.models import Assignment, QALabel, SpanLabel
 from annotation_tasks.services import publishing, quality
 from tests.crowd.conftest import fake_mturk, fake_prolific  # noqa: F401 - fixtures (the fakes on loopback)
-from tests.e2e.test_annotator_e2e import press, wait_for
+from tests.e2e.helpers import press, wait_for
 from tests.work.builders import make_unit
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]

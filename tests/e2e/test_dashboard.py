@@ -10,8 +10,6 @@ from __future__ import annotations
 import io
 import json
 import re
-import shutil
-import subprocess
 import tempfile
 from pathlib import Path
 
@@ -24,13 +22,9 @@ from annotation_tasks.models import QA, Assignment, Batch, Job, Project, QALabel
 from annotation_tasks.services import work
 from annotation_tasks.services.reports import build_report
 from annotation_tasks.services.tokens import read_assignment_token
-from tests.e2e.conftest import REPO
-from tests.e2e.test_annotator_e2e import press
+from tests.e2e.helpers import DASHBOARD, login, press
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
-
-DIST = REPO / "annotation_tasks" / "static" / "annotation_tasks" / "dist"
-SOURCES = REPO / "frontend" / "src" / "dashboard"
 
 ITEMS = [
     ("s1", "The council approved the new budget on Monday after a long debate.",
@@ -51,23 +45,6 @@ GOOD = jsonl({"source_id": s, "source": text, "system": sys, "response": resp}
 BAD = GOOD.replace('"response": "Snow blocked the road, so the school opened late."', '"response": 17')
 
 
-@pytest.fixture(scope="session")
-def dashboard_js() -> Path:
-    """The dashboard bundle, rebuilt when missing or older than its sources."""
-    bundle = DIST / "dashboard.js"
-    newest = max(p.stat().st_mtime for p in SOURCES.rglob("*") if p.is_file())
-    if bundle.exists() and bundle.stat().st_mtime >= newest:
-        return bundle
-    npm = shutil.which("npm")
-    if npm is None:
-        pytest.skip("dashboard not built and npm unavailable")
-    frontend = REPO / "frontend"
-    if not (frontend / "node_modules").exists():
-        subprocess.run([npm, "ci"], cwd=frontend, check=True, timeout=600)
-    subprocess.run([npm, "run", "build:dashboard"], cwd=frontend, check=True, timeout=600)
-    return bundle
-
-
 def drop_file(page, name: str, content: str) -> None:
     """A real drag-and-drop: a File in a DataTransfer, dispatched as dragover + drop on the drop zone."""
     page.get_by_test_id("dropzone").wait_for()
@@ -81,14 +58,6 @@ def drop_file(page, name: str, content: str) -> None:
         }""",
         [name, content],
     )
-
-
-def login(page, base: str, username: str, password: str, next_path: str = "/") -> None:
-    page.goto(f"{base}{next_path}")
-    page.fill("input[name=username]", username)
-    page.fill("input[name=password]", password)
-    page.click("button[type=submit]")
-    page.wait_for_url(re.compile(".*" + re.escape(next_path.rstrip("/")) + ".*"))
 
 
 def keys_for(token: str, annotator: int) -> list[str]:
@@ -110,10 +79,8 @@ def keys_for(token: str, annotator: int) -> list[str]:
     return keys
 
 
-def annotate_all(browser, base: str, project: Project, username: str, annotator: int, shot) -> int:
-    context = browser.new_context(viewport={"width": 1280, "height": 900})
-    page = context.new_page()
-    page.set_default_timeout(20000)
+def annotate_all(new_page, base: str, project: Project, username: str, annotator: int, shot) -> int:
+    page = new_page(timeout_ms=20000)
     login(page, base, username, "pw", f"/annotate/{project.pk}/")
     done = 0
     while True:
@@ -132,11 +99,11 @@ def annotate_all(browser, base: str, project: Project, username: str, annotator:
         page.get_by_test_id("submitted-message").wait_for()
         done += 1
         page.wait_for_url(lambda url, t=token: t not in url, timeout=20000)
-    context.close()
+    page.context.close()
     return done
 
 
-def test_upload_parse_validate_launch_annotate_report_export(live_server, chromium, dashboard_js, shot):
+def test_upload_parse_validate_launch_annotate_report_export(live_server, new_page, dashboard_js, shot):
     base = live_server.url
     User = get_user_model()
     researcher = User.objects.create_user("researcher", password="pw")
@@ -144,11 +111,7 @@ def test_upload_parse_validate_launch_annotate_report_export(live_server, chromi
     for name in ("ann1", "ann2", "ann3"):
         User.objects.create_user(name, password="pw")
 
-    context = chromium.new_context(viewport={"width": 1360, "height": 900}, accept_downloads=True)
-    page = context.new_page()
-    page.set_default_timeout(30000)
-    console_errors: list[str] = []
-    page.on("pageerror", lambda exc: console_errors.append(str(exc)))
+    page = new_page(**{**DASHBOARD, "timeout_ms": 30000}, accept_downloads=True)
 
     # -- log in (Django's login page), create a project with its protocol ------------------------------
     page.goto(f"{base}/")
@@ -232,7 +195,7 @@ def test_upload_parse_validate_launch_annotate_report_export(live_server, chromi
 
     # -- three annotators annotate in the element ------------------------------------------------------------
     for i, name in enumerate(("ann1", "ann2", "ann3")):
-        assert annotate_all(chromium, base, project, name, i, shot) == 3
+        assert annotate_all(new_page, base, project, name, i, shot) == 3
     assert Assignment.objects.filter(unit__batch=batch, status="submitted").count() == 9
     assert QALabel.objects.filter(assignment__unit__batch=batch).exists()
 
@@ -279,9 +242,8 @@ def test_upload_parse_validate_launch_annotate_report_export(live_server, chromi
     assert Path(info.value.path()).read_text(encoding="utf-8") == (cli_dir / "qa.csv").read_text(encoding="utf-8")
     shot(page, "exports")
     assert Unit.objects.filter(batch=batch).count() == 3
-    assert not console_errors, console_errors
+    assert not page.errors, page.errors
     page.get_by_role("button", name="Log out").click()
     page.wait_for_url(re.compile(r".*/accounts/login/"))
     page.goto(f"{base}/")
     assert "/accounts/login/" in page.url  # the session is gone
-    context.close()

@@ -9,12 +9,11 @@ from django.core.management import call_command
 from playwright.sync_api import expect
 
 from annotation_tasks.models import Assignment, Project
-from tests.e2e.test_dashboard import dashboard_js  # noqa: F401  (fixture: the dashboard bundle, built if stale)
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
 
-def test_demo_user_annotates_from_the_dashboard(live_server, page, dashboard_js, shot):  # noqa: F811
+def test_demo_user_annotates_from_the_dashboard(live_server, page, dashboard_js, shot):
     call_command("load_demo", stdout=io.StringIO())
     demo = Project.objects.get(name="Demo")
 

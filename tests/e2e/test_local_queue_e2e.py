@@ -16,7 +16,7 @@ from playwright.sync_api import expect
 
 from annotation_tasks.models import Assignment, ProjectMembership, SpanLabel
 from annotation_tasks.services.tokens import invite_token
-from tests.e2e.test_annotator_e2e import press
+from tests.e2e.helpers import press
 from tests.work.builders import make_unit
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]

@@ -10,7 +10,7 @@ import pytest
 
 from annotation_tasks.models import Assignment, Batch, QALabel, SpanLabel
 from annotation_tasks.services.tokens import unit_entry_path
-from tests.e2e.test_annotator_e2e import press, wait_for
+from tests.e2e.helpers import press, wait_for
 from tests.work.builders import make_unit
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]

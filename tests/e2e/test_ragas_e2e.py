@@ -10,7 +10,7 @@ from annotation_tasks.models import Batch, PairwisePreference, Project, Retrieve
 from annotation_tasks.services import knowledge
 from annotation_tasks.services.imports import import_wikieval
 from annotation_tasks.services.units import compose_units
-from tests.e2e.test_annotator_e2e import new_token, press, progress
+from tests.e2e.helpers import new_token, open_unit, press, progress
 from tests.work.builders import make_unit
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
@@ -33,8 +33,7 @@ def test_a_ragas_unit_labeled_by_keyboard_and_submitted(live_server, page, shot,
     system = {r.pk: r.system for r in unit.responses.all()}
     a, token = new_token(unit)
 
-    page.goto(f"{live_server.url}/work/{token}/")
-    page.get_by_test_id("start-button").wait_for()
+    open_unit(page, live_server.url, token)
     press(page, "Enter")
     assert "0 / 3 comparisons" in progress(page)
     assert ROW["question"] in page.get_by_test_id("ragas-question").inner_text()
@@ -80,8 +79,7 @@ def test_fact_labels_with_knowledge_passages_in_the_reference_panel(live_server,
     knowledge.import_knowledge(wiki, unit.project, passage_words=30)
     knowledge.retrieve_for_facts(unit.project, k=2)
     a, token = new_token(unit)
-    page.goto(f"{live_server.url}/work/{token}/")
-    page.get_by_test_id("start-button").wait_for()
+    open_unit(page, live_server.url, token)
     press(page, "Enter")
     panel = page.get_by_test_id("knowledge-passage")
     panel.first.wait_for()

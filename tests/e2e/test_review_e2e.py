@@ -19,14 +19,13 @@ from django.core.management import call_command
 from annotation_tasks.models import AdjudicatedLabel, Assignment, ProjectMembership, Worker
 from annotation_tasks.services import work
 from tests.e2e.conftest import SHOTS
-from tests.e2e.test_dashboard import dashboard_js, login  # noqa: F401  (dashboard_js is a fixture)
+from tests.e2e.helpers import AXE_JS, axe_violations, researcher_page
 from tests.work.builders import make_unit
 from tests.work.helpers import qasem_labels
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
 REASON = "the source names Anna as the visitor of Paris, not Lima"
-AXE_JS = Path(__file__).resolve().parents[2] / "frontend" / "node_modules" / "axe-core" / "axe.min.js"
 
 
 def blocking_violations(page) -> list[str]:
@@ -34,15 +33,8 @@ def blocking_violations(page) -> list[str]:
     pinned dev dependency of frontend/, is not installed)."""
     if not AXE_JS.exists():
         return []
-    if not page.evaluate("() => typeof window.axe !== 'undefined'"):
-        page.add_script_tag(path=str(AXE_JS))
-    found = page.evaluate(
-        """async () => (await axe.run(document, {runOnly: {type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a',
-                'wcag21aa']}, resultTypes: ['violations']})).violations
-            .filter(v => v.impact === 'critical' || v.impact === 'serious')
-            .map(v => `${v.impact} ${v.id}: ${v.nodes.slice(0, 4).map(n => n.target.join(' ')).join(', ')}`)"""
-    )
-    return list(found)
+    found = axe_violations(page)
+    return [f"{v['impact']} {v['id']}: {', '.join(' '.join(n['target']) for n in v['nodes'][:4])}" for v in found]
 
 
 def _study():
@@ -63,19 +55,14 @@ def _study():
     return unit, assignments, qas
 
 
-def test_review_then_adjudicate_by_keyboard_then_export(live_server, chromium, dashboard_js, shot):  # noqa: F811
+def test_review_then_adjudicate_by_keyboard_then_export(live_server, new_page, dashboard_js, shot):
     unit, assignments, qas = _study()
     project = unit.project
     expert = get_user_model().objects.create_user("expert", password="pw")
     ProjectMembership.objects.create(project=project, user=expert, role=ProjectMembership.Role.RESEARCHER)
     base = live_server.url
     # bypass_csp: only so that axe-core can be injected into the page (the page's own scripts run under its CSP)
-    context = chromium.new_context(viewport={"width": 1360, "height": 900}, accept_downloads=True, bypass_csp=True)
-    page = context.new_page()
-    page.set_default_timeout(20000)
-    errors: list[str] = []
-    page.on("pageerror", lambda exc: errors.append(str(exc)))
-    login(page, base, "expert", "pw")
+    page = researcher_page(new_page, base, "expert", accept_downloads=True, bypass_csp=True)
 
     # -- Monitor → the assignment of w3 → what w3 saw and answered ----------------------------------------
     page.goto(f"{base}/#/p/{project.pk}/monitor")
@@ -161,8 +148,7 @@ def test_review_then_adjudicate_by_keyboard_then_export(live_server, chromium, d
     assert line["adjudication"]["majority_at_decision"] == "supported"
     assert sorted(line["adjudication"]["votes_at_decision"]) == ["not_supported", "supported", "supported"]
     assert all("majority" not in ln for ln in lines if ln is not line)
-    assert not errors, errors
-    context.close()
+    assert not page.errors, page.errors
 
 
 def _workers_submit(unit, labels_of) -> dict:
@@ -191,7 +177,7 @@ def _facts(name: str, payload: dict) -> dict:
                       *({"fact_id": x, "label": "S"} for x in f[1:])]}
 
 
-def test_written_facts_and_pairwise_aspects_are_adjudicated_by_keyboard(live_server, chromium, dashboard_js):  # noqa: F811
+def test_written_facts_and_pairwise_aspects_are_adjudicated_by_keyboard(live_server, new_page, dashboard_js):
     """FActScore: the fact a worker wrote is first in the queue (1 of 3 workers wrote it), decided IR with `i`,
     and the FActScore export carries it. Pairwise: the disputed aspect is decided with `3`."""
     from annotation_tasks.models import AtomicFact
@@ -205,12 +191,7 @@ def test_written_facts_and_pairwise_aspects_are_adjudicated_by_keyboard(live_ser
         ProjectMembership.objects.create(project=project, user=expert, role=ProjectMembership.Role.RESEARCHER)
     written = AtomicFact.objects.get(created_by_assignment=written_by)
 
-    context = chromium.new_context(viewport={"width": 1360, "height": 900}, accept_downloads=True)
-    page = context.new_page()
-    page.set_default_timeout(20000)
-    errors: list[str] = []
-    page.on("pageerror", lambda exc: errors.append(str(exc)))
-    login(page, live_server.url, "expert", "pw")
+    page = researcher_page(new_page, live_server.url, "expert", accept_downloads=True)
 
     # the review of w3's FActScore assignment: the model fact it replaced, and the fact it wrote
     page.goto(f"{live_server.url}/#/p/{facts_unit.project.pk}/review/{written_by.pk}")
@@ -263,12 +244,11 @@ def test_written_facts_and_pairwise_aspects_are_adjudicated_by_keyboard(live_ser
     assert posted.value.status == 201
     adj = AdjudicatedLabel.objects.get(unit=pair_unit)
     assert (adj.aspect, adj.value, adj.majority) == ("consistency", "3", "2")
-    assert not errors, errors
-    context.close()
+    assert not page.errors, page.errors
 
 
 def test_a_tokenized_import_reads_as_written_in_review_adjudication_and_validation(
-        live_server, chromium, dashboard_js, tmp_path):  # noqa: F811
+        live_server, new_page, dashboard_js, tmp_path):
     """The QASem release stores "Riverton 's mayor paid $ 4 million ."; the researcher screens show it as the
     workers read it ("Riverton's mayor paid $4 million."), and mark the answer's words by the tokens' offsets."""
     from annotation_tasks.models import QA
@@ -280,12 +260,7 @@ def test_a_tokenized_import_reads_as_written_in_review_adjudication_and_validati
     assignment = Assignment.objects.filter(unit__project=project).order_by("id").first()
     first = QA.objects.get(response__project=project, answer="Riverton 's mayor")
     written = "Riverton's mayor paid $4 million. He wasn't there in March."
-    context = chromium.new_context(viewport={"width": 1360, "height": 900})
-    page = context.new_page()
-    page.set_default_timeout(20000)
-    errors: list[str] = []
-    page.on("pageerror", lambda exc: errors.append(str(exc)))
-    login(page, live_server.url, "expert", "pw")
+    page = researcher_page(new_page, live_server.url, "expert")
 
     page.goto(f"{live_server.url}/#/p/{project.pk}/review/{assignment.pk}")
     row = page.locator(f"[data-testid=review-item][data-level=qa][data-item='{first.pk}']")
@@ -309,5 +284,4 @@ def test_a_tokenized_import_reads_as_written_in_review_adjudication_and_validati
     assert qa_row.locator("td.context").inner_text().strip() == written
     assert qa_row.locator("td.context mark").all_inner_texts() == ["Riverton's mayor", "paid"]
     assert "Who paid something?" in qa_row.inner_text()
-    assert not errors, errors
-    context.close()
+    assert not page.errors, page.errors

@@ -7,24 +7,17 @@ import pytest
 
 from annotation_tasks.models import QA, QAEdit
 from annotation_tasks.services.batches import publish_blockers
-from tests.e2e.test_annotator_e2e import press
-from tests.e2e.test_dashboard import dashboard_js, login  # noqa: F401  (dashboard_js is a fixture)
+from tests.e2e.helpers import press, researcher_page
 from tests.validation_gate.conftest import make_project
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
-def test_validation_by_keyboard_then_the_gate_opens(live_server, chromium, dashboard_js, shot,  # noqa: F811
-                                                     django_user_model):
+def test_validation_by_keyboard_then_the_gate_opens(live_server, new_page, dashboard_js, shot, django_user_model):
     researcher = django_user_model.objects.create_user("expert", password="pw")
     project, batch = make_project(researcher)
     (gate,) = [b for b in publish_blockers(batch) if b.code == "undecided_qas"]
-    context = chromium.new_context(viewport={"width": 1360, "height": 900})
-    page = context.new_page()
-    page.set_default_timeout(20000)
-    errors: list[str] = []
-    page.on("pageerror", lambda exc: errors.append(str(exc)))
-    login(page, live_server.url, "expert", "pw")
+    page = researcher_page(new_page, live_server.url, "expert")
     page.goto(live_server.url + gate.link)
     page.locator("tr.cursor[data-testid=qa-row]").wait_for()
     rows = page.get_by_test_id("qa-row")
@@ -61,5 +54,4 @@ def test_validation_by_keyboard_then_the_gate_opens(live_server, chromium, dashb
     page.get_by_test_id("validate-info").wait_for()
     assert not QA.objects.filter(response__project=project, validity="unknown").exists()
     assert not [b for b in publish_blockers(batch) if b.code == "undecided_qas"]
-    assert errors == []
-    context.close()
+    assert page.errors == []
