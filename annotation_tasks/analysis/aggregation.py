@@ -12,8 +12,9 @@ With three workers and two categories (the QASem release) there are no ties.
 """
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 import pandas as pd
@@ -28,19 +29,77 @@ LABEL_ORDER: dict[str, tuple[str, ...]] = {
 MAJORITY_COLUMNS = ["level", "item_id", "majority", "n_labels", "votes", "tie"]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class ItemCounts:
-    """Label counts of one level: counts[i, c] = labels of category c on item item_ids[i]."""
+    """Label counts of one level: counts[i, c] = labels of category c on item item_ids[i].
+
+    The majority, the others' majority per label and the worker codes are computed on first use and kept, so
+    the report's sections (agreement, worker agreement, confusion, consistency) share one pass over the labels.
+    """
 
     item_ids: np.ndarray  # (n_items,) sorted item ids
     categories: tuple[str, ...]  # column order of counts = tie priority
     counts: np.ndarray  # (n_items, n_categories) int64
     item_codes: np.ndarray  # (n_labels,) row of counts for each input label, in input order
     label_codes: np.ndarray  # (n_labels,) column of counts for each input label, in input order
+    worker_ids: np.ndarray | None = None  # (n_labels,) the labels' worker ids, in input order (when given)
 
     @property
     def n_per_item(self) -> np.ndarray:
         return self.counts.sum(axis=1)
+
+    @cached_property
+    def majority(self) -> tuple[np.ndarray, np.ndarray]:
+        """majority_from_counts(counts): (winning column per item, whether its top count was shared)."""
+        return majority_from_counts(self.counts)
+
+    @cached_property
+    def others_majority(self) -> tuple[np.ndarray, np.ndarray]:
+        """Per label: the majority column of the OTHER labels of its item (the label's own vote removed), and
+        whether it can be compared (someone else labelled the item and the others do not tie)."""
+        n_cat = len(self.categories)
+        others = np.empty((len(self.item_codes), n_cat), dtype=np.int64)
+        for c in range(n_cat):  # column by column: no (n_labels, n_cat) temporary per step
+            np.subtract(self.counts[self.item_codes, c], self.label_codes == c, out=others[:, c])
+        winner, tie = majority_from_counts(others)
+        compared = ~tie
+        compared &= self.n_per_item[self.item_codes] > 1  # the others' counts sum to the item's labels minus one
+        return winner, compared
+
+    @cached_property
+    def workers(self) -> tuple[np.ndarray, np.ndarray]:
+        """(worker code per label, sorted distinct worker ids): pd.factorize of worker_ids with sort=True."""
+        if self.worker_ids is None:
+            raise ValueError("these counts were built without worker ids")
+        codes, uniques = pd.factorize(self.worker_ids, sort=True)
+        return codes, np.asarray(uniques)
+
+
+def split_levels(labels: pd.DataFrame) -> Iterator[tuple[str, pd.DataFrame]]:
+    """(level, that level's labels) in level order, like groupby("level", sort=True, observed=True), but a frame
+    of one level is given back as it is (no copy of a million rows for the common case)."""
+    if labels.empty:
+        return
+    column = labels["level"]
+    first = column.iloc[0]
+    if (column == first).all():
+        yield str(first), labels
+        return
+    for level, group in labels.groupby("level", sort=True, observed=True):
+        yield str(level), group
+
+
+def counts_by_level(labels: pd.DataFrame) -> dict[str, ItemCounts]:
+    """item_counts of every level of a labels frame, computed once for all the sections that use them."""
+    return {level: item_counts(group, level) for level, group in split_levels(labels)}
+
+
+def level_counts(labels: pd.DataFrame, level: str, counts: Mapping[str, ItemCounts] | None) -> ItemCounts:
+    """counts[level] when it was built from these labels (same number of labels), else item_counts afresh."""
+    given = (counts or {}).get(level)
+    if given is not None and len(given.label_codes) == len(labels):
+        return given
+    return item_counts(labels, level)
 
 
 def categories_for(level: str | None, labels: Sequence[str] | np.ndarray) -> tuple[str, ...]:
@@ -87,20 +146,30 @@ def item_counts(labels: pd.DataFrame, level: str | None = None) -> ItemCounts:
         counts=flat.reshape(n_items, n_cat),
         item_codes=item_codes.astype(np.int64),
         label_codes=label_codes,
+        worker_ids=labels["worker_id"].to_numpy() if "worker_id" in labels else None,
     )
 
 
 def majority_from_counts(counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(winning column per row by the tie rule, whether the top count was shared).
 
-    np.argmax returns the first maximum, i.e. the highest-priority category: that *is* the tie rule.
+    The first maximum wins, i.e. the highest-priority category: that *is* the tie rule. Computed column by
+    column (a few categories, many items): numpy's row-wise max/argmax over rows of two or three values cost
+    several times more.
     """
+    counts = np.asarray(counts)
     if counts.size == 0:
         return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=bool)
-    top = counts.max(axis=1)
-    winner = counts.argmax(axis=1)
-    tie = (counts == top[:, None]).sum(axis=1) > 1
-    return winner, tie
+    top = counts[:, 0].copy()
+    winner = np.zeros(len(counts), dtype=np.int64)
+    for c in range(1, counts.shape[1]):
+        column = counts[:, c]
+        winner[column > top] = c
+        np.maximum(top, column, out=top)
+    n_top = np.zeros(len(counts), dtype=np.int64)
+    for c in range(counts.shape[1]):
+        n_top += counts[:, c] == top
+    return winner, n_top > 1
 
 
 def _votes_in_worker_order(labels: pd.DataFrame, ic: ItemCounts) -> list[list[str]]:

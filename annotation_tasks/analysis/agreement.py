@@ -9,14 +9,14 @@ small grouping must still render.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 import krippendorff
 import numpy as np
 import pandas as pd
 
-from annotation_tasks.analysis.aggregation import ItemCounts, item_counts, majority_from_counts
+from annotation_tasks.analysis.aggregation import ItemCounts, item_counts, level_counts, split_levels
 
 
 def _finite_or_none(value: float) -> float | None:
@@ -115,12 +115,9 @@ def worker_agreement(labels: pd.DataFrame, counts: ItemCounts | None = None) -> 
     if labels.empty:
         return pd.DataFrame({c: pd.Series(dtype=object) for c in ["worker_id", "n_labels", "n_compared", "agreement"]})
     ic = counts if counts is not None else item_counts(labels)
-    others = ic.counts[ic.item_codes].copy()
-    others[np.arange(len(others)), ic.label_codes] -= 1
-    winner, tie = majority_from_counts(others)
-    compared = (others.sum(axis=1) > 0) & ~tie
+    winner, compared = ic.others_majority
     agree = compared & (winner == ic.label_codes)
-    worker_codes, workers = pd.factorize(labels["worker_id"].to_numpy(), sort=True)
+    worker_codes, workers = _workers(labels, ic)
     n_workers = len(workers)
     n_labels = np.bincount(worker_codes, minlength=n_workers)
     n_compared = np.bincount(worker_codes, weights=compared, minlength=n_workers).astype(np.int64)
@@ -137,8 +134,17 @@ def worker_agreement(labels: pd.DataFrame, counts: ItemCounts | None = None) -> 
     )
 
 
-def agreement_summary(labels: pd.DataFrame, level: str | None = None) -> dict[str, Any]:
-    """All agreement figures of ONE level's labels: counts, kappa, alpha, unanimity, majority shares."""
+def _workers(labels: pd.DataFrame, ic: ItemCounts) -> tuple[np.ndarray, np.ndarray]:
+    """(worker code per label, sorted worker ids) of one level's labels: the counts' own when they carry them."""
+    if ic.worker_ids is not None and len(ic.worker_ids) == len(labels):
+        return ic.workers
+    codes, workers = pd.factorize(labels["worker_id"].to_numpy(), sort=True)
+    return codes, np.asarray(workers)
+
+
+def agreement_summary(labels: pd.DataFrame, level: str | None = None, counts: ItemCounts | None = None) -> dict[str, Any]:
+    """All agreement figures of ONE level's labels: counts, kappa, alpha, unanimity, majority shares.
+    `counts` may give the level's item_counts of these labels, already computed."""
     if labels.empty:
         return {
             "n_items": 0,
@@ -150,13 +156,13 @@ def agreement_summary(labels: pd.DataFrame, level: str | None = None) -> dict[st
             "percent_unanimous": None,
             "majority_share": {},
         }
-    ic = item_counts(labels, level)
-    winner, _ = majority_from_counts(ic.counts)
+    ic = counts if counts is not None and len(counts.label_codes) == len(labels) else item_counts(labels, level)
+    winner, _ = ic.majority
     shares = np.bincount(winner, minlength=len(ic.categories)) / len(winner) * 100.0
     return {
         "n_items": int(len(ic.item_ids)),
         "n_labels": int(len(labels)),
-        "n_workers": int(labels["worker_id"].nunique()),
+        "n_workers": int(len(_workers(labels, ic)[1])),
         "labels_per_item": float(len(labels) / len(ic.item_ids)),
         "fleiss_kappa": fleiss_kappa(ic.counts),
         "krippendorff_alpha": krippendorff_alpha(ic.counts),
@@ -165,17 +171,23 @@ def agreement_summary(labels: pd.DataFrame, level: str | None = None) -> dict[st
     }
 
 
-def agreement_table(labels: pd.DataFrame, by: str | None = None, levels: Iterable[str] | None = None) -> list[dict]:
+def agreement_table(
+    labels: pd.DataFrame, by: str | None = None, levels: Iterable[str] | None = None,
+    counts: Mapping[str, ItemCounts] | None = None,
+) -> list[dict]:
     """Rows of agreement figures: one per level over all items (group None), plus one per value of `by`.
 
     `by` names a column of the labels frame (dataset, system, split); rows are ordered by level, then the
-    overall row, then groups in sorted order, so JSON output is stable.
+    overall row, then groups in sorted order, so JSON output is stable. `counts` may give each level's
+    item_counts over all its labels (aggregation.counts_by_level), shared with the report's other sections.
     """
     rows: list[dict] = []
-    wanted = list(levels) if levels is not None else sorted(pd.unique(labels["level"])) if len(labels) else []
+    by_level = dict(split_levels(labels))
+    wanted = list(levels) if levels is not None else sorted(by_level)
     for level in wanted:
-        level_labels = labels[labels["level"] == level]
-        rows.append({"level": level, "by": by, "group": None, **agreement_summary(level_labels, level)})
+        level_labels = by_level.get(level, labels.iloc[:0])
+        ic = level_counts(level_labels, level, counts) if len(level_labels) else None
+        rows.append({"level": level, "by": by, "group": None, **agreement_summary(level_labels, level, ic)})
         if by is None or level_labels.empty:
             continue
         for group, group_labels in level_labels.groupby(by, sort=True, observed=True, dropna=False):
@@ -184,11 +196,12 @@ def agreement_table(labels: pd.DataFrame, by: str | None = None, levels: Iterabl
     return rows
 
 
-def worker_table(labels: pd.DataFrame) -> list[dict]:
-    """Per-level, per-worker agreement with the others' majority, as plain rows for the report."""
+def worker_table(labels: pd.DataFrame, counts: Mapping[str, ItemCounts] | None = None) -> list[dict]:
+    """Per-level, per-worker agreement with the others' majority, as plain rows for the report (`counts`: as in
+    agreement_table)."""
     rows: list[dict] = []
-    for level, level_labels in labels.groupby("level", sort=True, observed=True):
-        table = worker_agreement(level_labels)
+    for level, level_labels in split_levels(labels):
+        table = worker_agreement(level_labels, level_counts(level_labels, level, counts))
         for rec in table.to_dict("records"):
             worker = rec["worker_id"]
             rows.append(

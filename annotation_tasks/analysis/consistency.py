@@ -13,34 +13,39 @@ Inputs (frames from annotation_tasks.services.frames):
 """
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from annotation_tasks.analysis.aggregation import item_counts, majority_from_counts
+from annotation_tasks.analysis.aggregation import ItemCounts, level_counts, split_levels
 
 VERDICT_COLUMNS = ["item_id", "response_id", "predicate_id", "qa_majority", "span_covered", "supported", "error"]
 
 
-def _majority_series(labels: pd.DataFrame, level: str) -> pd.Series:
+def _majority_series(by_level: Mapping[str, pd.DataFrame], level: str,
+                     counts: Mapping[str, ItemCounts] | None = None) -> pd.Series:
     """item_id → majority label of one level (tie rule of aggregation), empty when no labels."""
-    level_labels = labels[labels["level"] == level]
-    if level_labels.empty:
+    level_labels = by_level.get(level)
+    if level_labels is None or level_labels.empty:
         return pd.Series(dtype=object)
-    ic = item_counts(level_labels, level)
-    winner, _ = majority_from_counts(ic.counts)
+    ic = level_counts(level_labels, level, counts)
+    winner, _ = ic.majority
     return pd.Series(np.asarray(ic.categories, dtype=object)[winner], index=ic.item_ids)
 
 
-def qa_verdicts(labels: pd.DataFrame, qas: pd.DataFrame, qa_spans: pd.DataFrame) -> pd.DataFrame:
+def qa_verdicts(labels: pd.DataFrame, qas: pd.DataFrame, qa_spans: pd.DataFrame,
+                counts: Mapping[str, ItemCounts] | None = None) -> pd.DataFrame:
     """One row per judged QA: the QA's majority, whether its span is covered, supported, and its error kind.
 
     error is 'extrinsic' (span not covered), 'intrinsic' (covered, QA not supported) or None. QAs with no
     QA labels and no uncovered span are unjudged and left out. Extra columns of `qas` are carried along.
+    `counts` may give each level's item_counts (aggregation.counts_by_level), shared with other sections.
     """
-    qa_majority = _majority_series(labels, "qa")
-    span_majority = _majority_series(labels, "span")
+    by_level = dict(split_levels(labels))
+    qa_majority = _majority_series(by_level, "qa", counts)
+    span_majority = _majority_series(by_level, "span", counts)
     out = qas.copy()
     out["qa_majority"] = out["item_id"].map(qa_majority)
     if len(qa_spans) and len(span_majority):
@@ -129,15 +134,16 @@ def system_consistency(
     by: str | None = None,
     n_boot: int = 2000,
     seed: int = 0,
+    counts: Mapping[str, ItemCounts] | None = None,
 ) -> list[dict[str, Any]]:
     """Rows per system (and per `by` value when given): mean response consistency (0–100) with a seeded
     bootstrap 95% interval, the mixed-predicate share, and extrinsic vs intrinsic error counts and shares.
 
     Each group's interval uses its own generator seeded with `seed`, so adding a system to a project does not
-    move the intervals of the others.
+    move the intervals of the others. `counts`: as in qa_verdicts.
     """
     keys = ["system"] if by in (None, "system") else [by, "system"]
-    verdicts = qa_verdicts(labels, qas[["item_id", "response_id", "predicate_id", *keys]], qa_spans)
+    verdicts = qa_verdicts(labels, qas[["item_id", "response_id", "predicate_id", *keys]], qa_spans, counts)
     if verdicts.empty:
         return []
     scores = response_scores(verdicts)

@@ -8,30 +8,30 @@ item's counts, and items where nobody else labelled or the others tie are left o
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from annotation_tasks.analysis.aggregation import item_counts, majority_from_counts
+from annotation_tasks.analysis.aggregation import ItemCounts, level_counts, split_levels
 
 
-def worker_confusion(labels: pd.DataFrame) -> list[dict[str, Any]]:
+def worker_confusion(labels: pd.DataFrame, counts: Mapping[str, ItemCounts] | None = None) -> list[dict[str, Any]]:
     """Per level and worker: matrix[i][j] = items the worker labelled categories[i] where the others' majority
-    was categories[j]. Rows: level, worker_id, categories, matrix, n_compared."""
+    was categories[j]. Rows: level, worker_id, categories, matrix, n_compared. `counts` may give each level's
+    item_counts of these labels (aggregation.counts_by_level), shared with the report's other sections."""
     rows: list[dict[str, Any]] = []
     if labels.empty:
         return rows
-    for level, group in labels.groupby("level", sort=True, observed=True):
-        group = group.reset_index(drop=True)
-        ic = item_counts(group, str(level))
-        others = ic.counts[ic.item_codes].copy()
-        others[np.arange(len(others)), ic.label_codes] -= 1
-        winner, tie = majority_from_counts(others)
-        compared = (others.sum(axis=1) > 0) & ~tie
+    for level, group in split_levels(labels):
+        ic = level_counts(group, level, counts)
+        winner, compared = ic.others_majority
         n_cat = len(ic.categories)
-        worker_codes, workers = pd.factorize(group["worker_id"].to_numpy(), sort=True)
+        if ic.worker_ids is not None and len(ic.worker_ids) == len(group):
+            worker_codes, workers = ic.workers
+        else:
+            worker_codes, workers = pd.factorize(group["worker_id"].to_numpy(), sort=True)
         flat = np.bincount(
             (worker_codes[compared] * n_cat + ic.label_codes[compared]) * n_cat + winner[compared],
             minlength=len(workers) * n_cat * n_cat,

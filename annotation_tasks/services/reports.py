@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from annotation_tasks.analysis.aggregation import counts_by_level
 from annotation_tasks.analysis.agreement import agreement_table, worker_table
 from annotation_tasks.analysis.consistency import system_consistency
 from annotation_tasks.analysis.crowd_models import compare_with_majority
@@ -42,10 +43,11 @@ def to_jsonable(value: Any) -> Any:
     return value
 
 
-def _named_workers(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def _named_workers(rows: list[dict[str, Any]], who: dict[int, dict[str, Any]] | None = None) -> list[dict[str, Any]]:
     """Add each worker's pseudonym ("worker") and display name ("name") beside its pk: the same identity as the
-    dashboard, the `workers` command and the exports (services.identity)."""
-    who = identity.describe_many({r["worker_id"] for r in rows})
+    dashboard, the `workers` command and the exports (services.identity). `who`: identity.describe_many of
+    these workers, when already read."""
+    who = who if who is not None else identity.describe_many({r["worker_id"] for r in rows})
     unknown = {"pseudonym": None, "name": None}
     return [
         {**r, "worker": who.get(r["worker_id"], unknown)["pseudonym"] or str(r["worker_id"]),
@@ -98,6 +100,9 @@ def build_report(project: Project | str, by: str | None = None, aggregation: Seq
     responses = frames.responses_frame(project)
     qas = frames.qas_frame(project, responses=responses)  # the QA level's items: read once, for labels and consistency
     labels = frames.labels_frame(project, responses=responses, items={"qa": qas})
+    counts = counts_by_level(labels)  # each level's item counts and majorities: one pass, shared by every section
+    workers, confusion = worker_table(labels, counts), worker_confusion(labels, counts)
+    who = identity.describe_many({r["worker_id"] for r in workers} | {r["worker_id"] for r in confusion})
     report: dict[str, Any] = {
         "project": project.name,
         "by": by,
@@ -107,10 +112,10 @@ def build_report(project: Project | str, by: str | None = None, aggregation: Seq
             "workers": int(labels["worker_id"].nunique()),
             **_labelled_counts(responses, labels),
         },
-        "agreement": agreement_table(labels, by=by),
-        "workers": _named_workers(worker_table(labels)),
+        "agreement": agreement_table(labels, by=by, counts=counts),
+        "workers": _named_workers(workers, who),
         "unlabelled_groups": _unlabelled_groups(responses, labels, by),
-        "confusion": _named_workers(worker_confusion(labels)),
+        "confusion": _named_workers(confusion, who),
         "time_on_task": _time_on_task(project),
         "consistency": [],
         "factscore": [],
@@ -126,7 +131,7 @@ def build_report(project: Project | str, by: str | None = None, aggregation: Seq
     }
     if (labels["level"] == "qa").any():
         qa_spans = frames.qa_spans_frame(project)
-        report["consistency"] = system_consistency(labels, qas, qa_spans, by=by, **BOOTSTRAP)
+        report["consistency"] = system_consistency(labels, qas, qa_spans, by=by, counts=counts, **BOOTSTRAP)
     facts = frames.facts_frame(project)
     if len(facts):
         report["factscore"] = human_factscore(responses, facts, by=by)
