@@ -95,27 +95,36 @@ def _number_records(queryset, columns: list[str], *, sort: bool = False) -> pd.D
 
 def _packed(connection, sql: str, params, booleans: list[bool]) -> np.ndarray:
     """Run `sql` wrapped in one aggregate per column (see _number_records) and decode the columns into an
-    (n_rows, n_columns) int64 array. Every column comes from the same pass over the same rows, so row i of every
-    column is the same row; a NULL (which the aggregates skip) shows up as columns of different lengths."""
+    (n_rows, n_columns) int64 array. The boolean columns travel as ONE column of bit flags (bit k: the k-th
+    boolean), so a label's supported/derived pair costs one value. Every column comes from the same pass over the
+    same rows, so row i of every column is the same row; a NULL (which the aggregates skip) shows up as columns
+    of different lengths."""
     names = [f"c{i}" for i in range(len(booleans))]
-    if connection.vendor == "postgresql":
-        packed = [f"string_agg(int8send({n}{'::int' if b else ''}), '')" for n, b in zip(names, booleans, strict=True)]
-    else:
-        packed = [f"group_concat({n})" for n in names]
-    wrapped = f"WITH q ({', '.join(names)}) AS ({sql}) SELECT {', '.join(packed)} FROM q"
+    numbers = [n for n, b in zip(names, booleans, strict=True) if not b]
+    flags = [n for n, b in zip(names, booleans, strict=True) if b]
+    pg = connection.vendor == "postgresql"
+    packed = numbers + ([" + ".join(f"{n}{'::int' if pg else ''} * {1 << k}" for k, n in enumerate(flags))] if flags else [])
+    aggregate = "string_agg(int8send({}), '')" if pg else "group_concat({})"
+    wrapped = f"WITH q ({', '.join(names)}) AS ({sql}) SELECT {', '.join(aggregate.format(c) for c in packed)} FROM q"
     with connection.cursor() as cursor:
         cursor.execute(wrapped, params)
         values = cursor.fetchone()
-    if connection.vendor == "postgresql":
+    if pg:
         arrays = [np.frombuffer(v, dtype=">i8").astype(np.int64) if v is not None else np.empty(0, np.int64)
                   for v in values]
     else:
         arrays = [np.fromstring(v, dtype=np.int64, sep=",") if v else np.empty(0, np.int64) for v in values]
     if len({len(a) for a in arrays}) > 1:
         raise ValueError(f"a number column read NULL values: {[len(a) for a in arrays]} values per column")
-    if not arrays:
-        return np.empty((0, 0), dtype=np.int64)
-    return np.column_stack(arrays) if len(arrays) > 1 else arrays[0].reshape(-1, 1)
+    n_rows = len(arrays[0]) if arrays else 0
+    data = np.empty((n_rows, len(names)), dtype=np.int64)
+    number_arrays = iter(arrays[: len(numbers)])
+    for i, is_flag in enumerate(booleans):
+        if is_flag:
+            data[:, i] = (arrays[-1] >> flags.index(names[i])) & 1
+        else:
+            data[:, i] = next(number_arrays)
+    return data
 
 
 def _from_rows(connection, sql: str, params, n_columns: int) -> np.ndarray:
@@ -146,27 +155,30 @@ def responses_frame(project: Project) -> pd.DataFrame:
     return frame[RESPONSE_COLUMNS]
 
 
-def _level_labels(project: Project, level: LabelLevel, items: pd.DataFrame | None = None) -> pd.DataFrame:
+def _level_labels(project: Project, level: LabelLevel, items: pd.DataFrame | None = None,
+                  workers: pd.DataFrame | None = None) -> pd.DataFrame:
     """Label rows of one level: item_id, response_id, worker_id, assignment_id, label, derived_from_span.
 
     The level (its label rows, items and label names) comes from its protocol (annotation_tasks.protocols).
     Labels are selected through their assignment's unit (labels collected in this project) and joined to
-    their items in numpy: joining the item table in SQL for a million labels costs more than the rest of
-    the report. The inner join with the project's items also drops items a protocol leaves out (QAs marked
-    invalid).
+    their items and their assignments' workers in numpy (`workers`: _assignment_workers, read once for all
+    levels): joining the item table in SQL for a million labels costs more than the rest of the report, and a
+    worker id per label row is a million more values to read. The inner join with the project's items also drops
+    items a protocol leaves out (QAs marked invalid).
     """
     read = _number_records if level.names is not None else _records  # boolean values: every column a number
     frame = read(
         level.counted_labels(project).order_by(),
-        [level.item_field, "assignment__worker_id", "assignment_id", level.value_field, *level.extra_fields],
+        [level.item_field, "assignment_id", level.value_field, *level.extra_fields],
     )
-    frame.columns = ["item_id", "worker_id", "assignment_id", "value", *level.extra_fields]
+    frame.columns = ["item_id", "assignment_id", "value", *level.extra_fields]
     if frame.empty:
-        return frame
+        return frame.assign(worker_id=frame["assignment_id"])
     if items is None:
         items = _number_records(level.items(project), ["id", "response_id"], sort=True)
         items.columns = ["item_id", "response_id"]
     frame = _join_items(frame, items)
+    frame = _join_workers(frame, workers if workers is not None else _assignment_workers(project))
     if level.names is not None:  # categorical from codes: no string object per label
         true_code, false_code = ALL_LABELS.index(level.names[0]), ALL_LABELS.index(level.names[1])
         codes = np.where(frame["value"].to_numpy().astype(bool), true_code, false_code).astype(np.int8)
@@ -177,6 +189,29 @@ def _level_labels(project: Project, level: LabelLevel, items: pd.DataFrame | Non
     frame["level"] = pd.Categorical.from_codes(np.full(len(frame), LEVELS.index(level.name), dtype=np.int8),
                                                dtype=LEVEL_DTYPE)
     return frame.drop(columns="value")
+
+
+def _assignment_workers(project: Project) -> pd.DataFrame:
+    """assignment_id, worker_id of every assignment of the project's units, sorted by assignment_id. Not filtered
+    by status: the label query already chose the counted ones, and a status changed between the two reads must
+    not lose a worker."""
+    frame = _number_records(Assignment.objects.filter(unit__project=project), ["id", "worker_id"], sort=True)
+    frame.columns = ["assignment_id", "worker_id"]
+    return frame
+
+
+def _join_workers(frame: pd.DataFrame, workers: pd.DataFrame) -> pd.DataFrame:
+    """frame with worker_id added from its assignment_id (an inner join: a label whose assignment was deleted
+    after the labels were read is gone)."""
+    assignment_ids, worker_ids = workers["assignment_id"].to_numpy(), workers["worker_id"].to_numpy()
+    wanted = frame["assignment_id"].to_numpy()
+    if len(assignment_ids) == 0:
+        return frame.iloc[:0].assign(worker_id=np.empty(0, dtype=np.int64))
+    pos = np.minimum(np.searchsorted(assignment_ids, wanted), len(assignment_ids) - 1)
+    found = assignment_ids[pos] == wanted
+    if not found.all():
+        frame, pos = frame[found].reset_index(drop=True), pos[found]
+    return frame.assign(worker_id=worker_ids[pos])
 
 
 def _join_items(frame: pd.DataFrame, items: pd.DataFrame) -> pd.DataFrame:
@@ -215,7 +250,8 @@ def labels_frame(
     level's items (item_id, response_id: the level's own item set, e.g. qas_frame for "qa") already read."""
     responses = responses if responses is not None else responses_frame(project)
     items = items or {}
-    parts = [_level_labels(project, label_level(level), items.get(level)) for level in levels]
+    workers = _assignment_workers(project)
+    parts = [_level_labels(project, label_level(level), items.get(level), workers) for level in levels]
     parts = [p for p in parts if len(p)]
     if not parts:
         empty = pd.DataFrame({c: pd.Series(dtype=object) for c in LABEL_COLUMNS})
