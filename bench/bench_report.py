@@ -8,8 +8,11 @@ Target: < 3 s and < 1 GB peak RSS. Run:  OMP_NUM_THREADS=1 .venv/bin/python benc
 With --from-db N the same shape (N items × 3 workers, QA labels) is written to a throw-away SQLite database
 (--sqlite-dir DIR keeps it for the next run; or --database-url postgres://..., created if missing) and the
 labels frame alone, then the whole `build_report`
-(queryset → frames → analysis), are timed: the cost of reading the labels. Peak RSS of that mode includes writing
-the labels; the RSS before the report is printed too.
+(queryset → frames → analysis), are timed: the cost of reading the labels. Each build_report line gives wall
+seconds, this process's CPU seconds, the seconds it waited for a CPU (other processes' turns: on a shared machine
+that is where wall time beyond CPU time goes; SQLite runs inside this process and does not wait for I/O here) and,
+on PostgreSQL, the database backend's CPU seconds. Peak RSS of that mode includes writing the labels; the RSS
+before the report is printed too.
   .venv/bin/python bench/bench_report.py --from-db 333334 --database-url postgres://factcrowd:factcrowd@127.0.0.1:5432/factcrowd_bench_report
 """
 from __future__ import annotations
@@ -61,7 +64,7 @@ def run(labels: pd.DataFrame) -> dict:
     return {"agreement": agreement, "n_workers": len(workers), "n_majority": len(majority)}
 
 
-def run_from_db(n_items: int, n_workers: int, database_url: str = "", sqlite_dir: str = "") -> None:
+def run_from_db(n_items: int, n_workers: int, database_url: str = "", sqlite_dir: str = "", repeat: int = 1) -> None:
     """Write n_items QAs with n_workers labels each to a temporary SQLite db (or the PostgreSQL database
     `database_url`, created if missing, a fresh project each run), then time the labels frame and build_report."""
     import tempfile
@@ -114,16 +117,52 @@ def run_from_db(n_items: int, n_workers: int, database_url: str = "", sqlite_dir
     frame_rss = _rss_mib() - rss_before
     del frame
     gc.collect()
-    start, cpu = time.perf_counter(), time.process_time()
-    report = build_report(project.name)
-    seconds, report_cpu = time.perf_counter() - start, time.process_time() - cpu
-    row = report["agreement"][0]
+    print(f"labels frame from {connection.vendor}: {frame_seconds:.3f} s ({frame_cpu:.3f} s CPU, +{frame_rss:.0f} MiB RSS)")
+    server = _server_cpu(connection)
+    for run in range(1, repeat + 1):
+        start, cpu, queued, served = time.perf_counter(), time.process_time(), _run_queue_seconds(), server()
+        report = build_report(project.name)
+        seconds, report_cpu = time.perf_counter() - start, time.process_time() - cpu
+        queued, served = _run_queue_seconds() - queued, server() - served
+        row = report["agreement"][0]
+        # Wall = this process on a CPU + this process waiting for one (the run queue: other processes' turns on a
+        # shared machine; /proc/self/schedstat) + waiting for the database server, whose own CPU is shown too.
+        print(f"build_report {run}/{repeat}: {seconds:.3f} s wall, {report_cpu:.3f} s CPU, {queued:.3f} s waiting for "
+              f"a CPU" + (f", database server {served:.3f} s CPU" if served == served else "")
+              + f" for {row['n_labels']:,} labels (fleiss {row['fleiss_kappa']:.4f}); load {os.getloadavg()[0]:.2f}")
     peak_mib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    # CPU seconds beside wall seconds: on a shared machine the wall clock also counts the other processes' turns
-    print(f"labels frame from {connection.vendor}: {frame_seconds:.3f} s ({frame_cpu:.3f} s CPU, +{frame_rss:.0f} MiB "
-          f"RSS); build_report: {seconds:.3f} s ({report_cpu:.3f} s CPU) for {row['n_labels']:,} labels (fleiss {row['fleiss_kappa']:.4f}); "
-          f"peak RSS MiB of the whole run (writing the labels included): {peak_mib:.0f}; "
-          f"RSS before the report {rss_before:.0f} MiB; load {os.getloadavg()[0]:.2f}")
+    print(f"peak RSS MiB of the whole run (writing the labels included): {peak_mib:.0f}; RSS before the report "
+          f"{rss_before:.0f} MiB")
+
+
+def _run_queue_seconds() -> float:
+    """Seconds this process has spent runnable but waiting for a CPU (Linux schedstat; NaN elsewhere)."""
+    try:
+        with open("/proc/self/schedstat") as stat:
+            return int(stat.read().split()[1]) / 1e9
+    except (OSError, IndexError, ValueError):
+        return float("nan")
+
+
+def _server_cpu(connection):
+    """A function giving the CPU seconds (user + system) used so far by this connection's PostgreSQL backend,
+    read from /proc when the server runs on this machine; NaN otherwise (SQLite runs in this process)."""
+    if connection.vendor != "postgresql":
+        return lambda: float("nan")
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_backend_pid()")
+        pid = cursor.fetchone()[0]
+    ticks = os.sysconf("SC_CLK_TCK")
+
+    def cpu() -> float:
+        try:
+            with open(f"/proc/{pid}/stat") as stat:
+                fields = stat.read().rsplit(")", 1)[1].split()
+            return (int(fields[11]) + int(fields[12])) / ticks  # utime, stime
+        except (OSError, IndexError, ValueError):
+            return float("nan")
+
+    return cpu
 
 
 def _write_labels(name: str, n_items: int, n_workers: int) -> None:
@@ -174,9 +213,10 @@ def main() -> None:
     parser.add_argument("--database-url", default="", help="with --from-db: this PostgreSQL database instead")
     parser.add_argument("--sqlite-dir", default="", help="with --from-db on SQLite: keep the database in this folder "
                         "and reuse its labels on the next run (default: a fresh temporary folder)")
+    parser.add_argument("--repeat", type=int, default=1, help="with --from-db: run build_report this many times")
     args = parser.parse_args()
     if args.from_db:
-        run_from_db(args.from_db, args.workers, args.database_url, args.sqlite_dir)
+        run_from_db(args.from_db, args.workers, args.database_url, args.sqlite_dir, args.repeat)
         return
     labels = make_labels(args.items, args.workers)
     start = time.perf_counter()
