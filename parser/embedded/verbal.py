@@ -9,7 +9,7 @@ from functools import cache, lru_cache
 
 from spacy.tokens import Token as SpacyToken
 
-from parser import lexicon
+from parser import lexicon, qasrl_slots
 from parser.embedded import words as W
 from parser.embedded.arguments import (
     Arg,
@@ -22,20 +22,22 @@ from parser.embedded.arguments import (
     prep_argument,
 )
 from parser.embedded.linear import DATA_DIR, LinearModel, ModelUnavailable, load_linear
-from parser.embedded.questions import EMPTY, VerbInfo, add_qas, make_question
+from parser.embedded.questions import EMPTY, VerbInfo, add_qas, answer_spans, make_question
 from parser.embedded.syntax import (
     AUX_DEPS,
     RELATIVE_WORDS,
     SUBJ_DEPS,
     VERB_TAGS,
     covers,
+    doc_text,
     first_child,
     np_antecedent,
     subtree_span,
+    trim,
     without,
 )
 from parser.embedded.wordclass import core_wh, filler, is_person, is_time
-from parser.types import PredicateFrame, QAPair
+from parser.types import Answer, PredicateFrame, QAPair
 
 PRECISION_PATH = DATA_DIR / "verbal_precision.json"
 INHERIT_ADJUNCTS = True
@@ -478,9 +480,93 @@ def _head_class(head: SpacyToken) -> str:
     return found
 
 
-def candidate_qas(v: SpacyToken, offset: int) -> tuple[list[Candidate], tuple[str, ...]]:
+@dataclass(slots=True)
+class Split:
+    """One way to cut a verbal answer in two at a dependent that ends it ("in the middle of the century | in
+    Egypt", "a key role | in semiotics"): the head part replaces the answer, the dependent becomes a second
+    answer (its own QA when it is a PP the verb could take, else another answer of the same QA)."""
+
+    qa: int  # index of the QA among the verb's candidates
+    span: tuple[int, int]  # the answer before the cut, sentence-relative like the parts
+    head: tuple[int, int]
+    rest: tuple[int, int]
+    rest_slots: tuple[str, ...] | None  # the cut-off PP's own question (None: another answer of the same QA)
+    features: list[str]
+
+
+SPLIT_DEPS = frozenset({"prep", "relcl", "acl", "appos", "conj", "advcl", "npadvmod"})
+_CLOSING_TAGS = frozenset({".", ",", ":", "-RRB-", "''"})
+
+
+def _split_root(arg: Arg, span: tuple[int, int]) -> SpacyToken | None:
+    """The token of the span whose head lies outside it (the argument's head, or the PP's preposition)."""
+    tok = arg.head
+    if tok is None:
+        return None
+    for _ in range(6):
+        head = tok.head
+        if head.i == tok.i or not span[0] <= head.i < span[1]:
+            return tok
+        tok = head
+    return tok
+
+
+def _splits(v: SpacyToken, info: VerbInfo, has_obj: bool, qi: int, qa: QAPair, arg: Arg, cls: str,
+            offset: int, asked: set[str]) -> list[Split]:
+    """The cuts of a single-answer QA's span at a right dependent of its root that reaches the span's end."""
+    span = (qa.answers[0].start - offset, qa.answers[0].end - offset)
+    if span[1] - span[0] < 3:
+        return []
+    root = _split_root(arg, span)
+    if root is None:
+        return []
+    doc = v.doc
+    end = span[1] - 1
+    if doc[end].tag_ in _CLOSING_TAGS:  # a stop or closing bracket may end the span
+        end -= 1
+    c = doc[end]  # the root's dependent that ends the span: climb from the span's last word
+    ri = root.i
+    for _ in range(8):
+        head = c.head
+        if head.i == ri or head.i == c.i or not span[0] <= head.i < span[1]:
+            break
+        c = head
+    dep = c.dep_
+    if c.head.i != ri or c.i <= ri or dep not in SPLIT_DEPS or dep == "prep" and c.lower_ == "of":
+        return []  # "a piece of X": an of-phrase was never worth cutting on wikipedia dev (1 in 226 passed)
+    left = c.left_edge.i
+    head, rest = trim(doc, span[0], left), trim(doc, left, span[1])
+    if head[0] >= head[1] or rest[0] >= rest[1]:
+        return []
+    rule = arg.rule or arg.kind
+    rest_slots = None
+    word = c.lower_ if dep == "prep" else dep
+    feats = ["bias", f"dep={dep}", f"w={word}", f"rule={rule}", f"cls={cls}", f"rule_w={rule}:{word}",
+             f"cls_w={cls}:{word}", f"rtag={root.tag_}", f"rtag_w={root.tag_}:{word}",
+             f"hlen={_bucket(head[1] - head[0])}", f"rlen={_bucket(rest[1] - rest[0])}",
+             f"comma={doc[head[1]].tag_ == ','}", f"side={'R' if head[0] > v.i else 'L'}"]
+    if dep == "prep":
+        pp = prep_argument(v, c)
+        if pp is None:
+            return []
+        rest_slots = questions_for(info, [pp], has_obj)[0][0]
+        if rest_slots is None or pp.span[0] >= pp.span[1] or len(answer_spans(pp)) != 1:
+            return []
+        rest = pp.span
+        pcls = question_class(rest_slots, qasrl_slots.role_of(rest_slots))
+        ptag = pp.head.tag_ if pp.head is not None else "none"
+        asked_too = rest_slots[0] in asked  # the verb has another answer to the same wh-word
+        feats += [f"pcls={pcls}", f"w_pcls={word}:{pcls}", f"ptag={word}:{ptag}", f"cls_pcls={cls}:{pcls}",
+                  f"asked={asked_too}", f"asked_pcls={pcls}:{asked_too}",
+                  f"pclass={_head_class(pp.head) if pp.head is not None else 'none'}"]
+    return [Split(qi, span, head, rest, rest_slots, feats)]
+
+
+def candidate_qas(v: SpacyToken, offset: int,
+                  splits: list[Split] | None = None) -> tuple[list[Candidate], tuple[str, ...]]:
     """Every QA the rules ask about verb `v` with the features of each of its answers, and the features the
-    verb's answers share (an answer's full feature set is both; training reads these)."""
+    verb's answers share (an answer's full feature set is both; training reads these). With `splits`, the ways
+    to cut each single-answer QA's span in two are appended to it (see Split)."""
     stem = lexicon.verb_stem(v.lower_, v.tag_)
     info = verb_info(v, stem)
     args, has_obj = verbal_arguments(v)
@@ -488,13 +574,20 @@ def candidate_qas(v: SpacyToken, offset: int) -> tuple[list[Candidate], tuple[st
     context = _verb_context(v, info, stem, has_obj)
     voice = "pass" if info.passive else "act"
     out: list[Candidate] = []
+    single: list[tuple[int, QAPair, Arg, str]] = []
     for slots, arg in questions_for(info, args, has_obj):
         qas: list[QAPair] = []
         add_qas(qas, [(slots, arg)], v.doc, offset)
         for qa in qas:
             cls = question_class(qa.raw_question, qa.role)
+            if splits is not None and len(qa.answers) == 1 and qa.answers[0].end - qa.answers[0].start >= 3:
+                single.append((len(out), qa, arg, cls))
             out.append((qa, [argument_features(v, arg, (a.start - offset, a.end - offset), len(qa.answers), cls, voice)
                              for a in qa.answers]))
+    if single and splits is not None:
+        asked = {qa.raw_question[0] for qa, _ in out}
+        for qi, qa, arg, cls in single:
+            splits += _splits(v, info, has_obj, qi, qa, arg, cls, offset, asked)
     return out, context
 
 
@@ -506,12 +599,61 @@ def argument_model() -> LinearModel | None:
         return None
 
 
+@cache
+def split_model() -> LinearModel | None:
+    """The boundary step's scorer (the artefact's "split" part: P(both parts of a cut answer match gold)), or
+    None when the artefact has none (then answers are never cut)."""
+    try:
+        data = json.loads(ARGUMENT_MODEL_PATH.read_text(encoding="utf-8"))
+        part = data["split"]
+        if data.get("feature_version") != VERBAL_ARGUMENT_FEATURE_VERSION:
+            return None
+        return LinearModel({str(k): float(w) for k, w in part["weights"].items()}, float(part["intercept"]),
+                           float(part["threshold"]))
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
+def _apply_splits(qas: list[QAPair], candidates: list[Candidate], splits: list[Split], model: LinearModel,
+                  v: SpacyToken, offset: int) -> None:
+    """Cut the kept answers (`qas`) whose best split passes the split scorer's threshold; a cut-off PP joins the
+    QA that asks its question already, else becomes a QA of its own (appended to `qas`)."""
+    best: dict[int, tuple[float, Split]] = {}
+    for sp in splits:
+        p = model.probability(sp.features)
+        if p >= model.threshold and p > best.get(sp.qa, (0.0, sp))[0]:
+            best[sp.qa] = (p, sp)
+    if not best:
+        return
+    doc = v.doc
+    text = doc_text(doc)
+
+    def answer(span: tuple[int, int]) -> Answer:
+        a, b = span
+        return Answer(a + offset, b + offset, text[doc[a].idx : doc[b - 1].idx + len(doc[b - 1])])
+
+    for p, sp in best.values():
+        qa = candidates[sp.qa][0]
+        qa.answers = [answer(sp.head)]
+        slots = sp.rest_slots
+        same = qa if slots is None else next((q for q in qas if q.raw_question == slots), None)
+        if same is not None:
+            same.answers.append(answer(sp.rest))
+        elif slots is not None:
+            # confidence: how often such a cut was right on wikipedia dev
+            qas.append(QAPair(slots, qasrl_slots.render(slots), [answer(sp.rest)], qasrl_slots.role_of(slots),
+                              round(p, 4)))
+
+
 def verbal_frame(v: SpacyToken, offset: int, sentence_index: int) -> PredicateFrame:
     """A verb's QAs: each answer the rules find is kept when the trained scorer's probability passes its threshold;
-    a QA's confidence is the best probability among its kept answers (the class precision without a scorer)."""
+    a QA's confidence is the best probability among its kept answers (the class precision without a scorer);
+    then the boundary step cuts the answers its scorer says hold two ("in the middle of the century in Egypt")."""
     frame = PredicateFrame(v.i + offset, v.text, lexicon.verb_stem(v.lower_, v.tag_), "verbal", sentence_index, "VERB")
     model = argument_model()
-    candidates, context = candidate_qas(v, offset)
+    splitter = split_model() if model is not None else None
+    splits: list[Split] | None = [] if splitter is not None else None
+    candidates, context = candidate_qas(v, offset, splits)
     if model is None:
         for qa, _ in candidates:
             qa.confidence = qa_confidence(qa)
@@ -519,7 +661,8 @@ def verbal_frame(v: SpacyToken, offset: int, sentence_index: int) -> PredicateFr
         return frame
     get = model.weights.get
     shared = model.intercept + sum(get(f, 0.0) for f in context)  # the verb's part, once per verb
-    for qa, feats in candidates:
+    kept_qas: set[int] = set()
+    for qi, (qa, feats) in enumerate(candidates):
         kept = []
         for f, answer in zip(feats, qa.answers, strict=True):
             z = shared
@@ -532,4 +675,9 @@ def verbal_frame(v: SpacyToken, offset: int, sentence_index: int) -> PredicateFr
             qa.answers = [a for _, a in kept]
             qa.confidence = round(max(p for p, _ in kept), 4)
             frame.qas.append(qa)
+            kept_qas.add(qi)
+    if splits and splitter is not None:
+        taken = {(a.start, a.end) for qa in frame.qas for a in qa.answers}
+        usable = [sp for sp in splits if sp.qa in kept_qas and (sp.rest[0] + offset, sp.rest[1] + offset) not in taken]
+        _apply_splits(frame.qas, candidates, usable, splitter, v, offset)
     return frame

@@ -12,6 +12,10 @@ the threshold are chosen by 5-fold cross-validation grouped by article: the thre
 (recall over every gold answer) among those whose cross-validated precision reaches --min-precision (0 by
 default: the parser keeps what helps F1; a project that wants precision first sets the policy's least verbal
 confidence, which is this probability).
+The boundary step (parser.embedded.verbal.Split) is fitted the same way on the same split: each way to cut a
+single-answer span in two at a dependent that ends it is one example, positive when the head part and the cut-off
+part match two different gold answers; its threshold maximises the argument F1 the cuts would give (a kept
+positive adds a match, a kept negative an answer gold lacks). It is stored under "split" in the same artefact.
 QA-SRL GS publishes no train split; the artefact is fitted on wikipedia dev so that wikinews dev, the split the
 figures are reported on, stays unseen (confirm there with manage.py evaluate_parser).
 """
@@ -24,12 +28,13 @@ from typing import Any
 
 from parser import evaluation, lexicon
 from parser.embedded import load_spacy
-from parser.embedded.verbal import ARGUMENT_MODEL_PATH, VERBAL_ARGUMENT_FEATURE_VERSION, candidate_qas
+from parser.embedded.verbal import ARGUMENT_MODEL_PATH, VERBAL_ARGUMENT_FEATURE_VERSION, Split, candidate_qas
 from parser.training.linear_fit import fit
 
 
-def extract(gold: evaluation.GoldSet, iou: float) -> tuple[list[dict], int]:
-    """Examples (one per proposed answer) and the number of gold answers of the gold verbs."""
+def extract(gold: evaluation.GoldSet, iou: float, split_examples: list[dict] | None = None) -> tuple[list[dict], int]:
+    """Examples (one per proposed answer) and the number of gold answers of the gold verbs; with
+    `split_examples`, one example per way to cut an answer in two is appended to it."""
     from spacy.tokens import Doc
 
     nlp = load_spacy()
@@ -43,12 +48,43 @@ def extract(gold: evaluation.GoldSet, iou: float) -> tuple[list[dict], int]:
         for idx in by_sentence[sid]:
             spans = [sp for qa in gold.qas[(sid, idx)] for sp in qa.answers]
             gold_total += len(spans)
-            candidates, context = candidate_qas(doc[idx], 0)
+            splits: list[Split] = []
+            candidates, context = candidate_qas(doc[idx], 0, splits)
             proposed = [((a.start, a.end), [*f, *context]) for qa, feats in candidates
                         for a, f in zip(qa.answers, feats, strict=True)]
             matched = {i for i, _ in evaluation.match_arguments([p for p, _ in proposed], spans, iou)}
             examples += [{"sid": sid, "features": f, "label": i in matched} for i, (_, f) in enumerate(proposed)]
+            if split_examples is not None:
+                base = len(evaluation.match_arguments([p for p, _ in proposed], spans, iou))
+                for sp in splits:
+                    gain = split_gain_of(sp, [p for p, _ in proposed], spans, iou, base)
+                    split_examples.append({"sid": sid, "features": sp.features, "label": gain > 0, "gain": gain})
     return examples, gold_total
+
+
+def split_gain_of(split: Split, proposed: list[tuple[int, int]], gold_spans: list[tuple[int, int]], iou: float,
+                  base: int) -> int:
+    """The matches a cut adds to the verb's (-1 to 2), counted one to one as the evaluation does with the
+    verb's other answers as they are, against `base` matches without it; one answer becomes two, so the cut
+    also adds 1 - gain unmatched answers."""
+    after = [p for p in proposed if p != split.span] + [split.head, split.rest]
+    return len(evaluation.match_arguments(list(dict.fromkeys(after)), gold_spans, iou)) - base
+
+
+def split_gain(matched: int, proposed: int, gold_total: int, gains: list[int], min_precision: float) -> Any:
+    """The objective of the boundary step: the argument F1 after the kept cuts, from `matched` of `proposed`
+    answers before them and each cut's gain (split_gain_of), in the examples' order."""
+    import numpy as np
+
+    gain = np.array(gains, dtype=int)
+
+    def objective(labels: Any, kept: Any) -> float:
+        added = int(gain[kept].sum())
+        tp = matched + added
+        fp = proposed - matched + int(kept.sum()) - added
+        f1 = 2 * tp / (tp + fp + gold_total)
+        return f1 if tp / (tp + fp) >= min_precision else f1 - 1.0
+    return objective
 
 
 def precision_first(gold_total: int, min_precision: float) -> Any:
@@ -72,8 +108,13 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--min-precision", type=float, default=0.0)
     ap.add_argument("--min-count", type=int, default=3)
     args = ap.parse_args(argv)
-    examples, gold_total = extract(evaluation.load_qasrl_gs(args.gold, args.sentences), args.iou)
+    split_examples: list[dict] = []
+    examples, gold_total = extract(evaluation.load_qasrl_gs(args.gold, args.sentences), args.iou, split_examples)
     fitted = fit(examples, precision_first(gold_total, args.min_precision), min_count=args.min_count)
+    matched = sum(e["label"] for e in examples)
+    gains = [e.pop("gain") for e in split_examples]
+    split = fit(split_examples, split_gain(matched, len(examples), gold_total, gains, args.min_precision),
+                min_count=args.min_count, c_grid=(0.1, 0.3, 1.0))
     artefact = {
         "feature_version": VERBAL_ARGUMENT_FEATURE_VERSION,
         "about": "P(a rule's verbal answer matches a QA-SRL GS answer at IOU >= 0.5): sigmoid(intercept + sum of weights)",
@@ -82,10 +123,13 @@ def main(argv: list[str] | None = None) -> None:
         "min_precision": args.min_precision,
         "gold_answers": gold_total,
         **fitted,
+        "split": split,
     }
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(artefact, indent=0, ensure_ascii=False) + "\n", encoding="utf-8")
-    print(json.dumps({k: v for k, v in artefact.items() if k != "weights"} | {"features": len(artefact["weights"])}))
+    print(json.dumps({k: v for k, v in artefact.items() if k not in {"weights", "split"}}
+                     | {"features": len(artefact["weights"]),
+                        "split": {k: v for k, v in split.items() if k != "weights"} | {"features": len(split["weights"])}}))
 
 
 if __name__ == "__main__":
