@@ -72,7 +72,8 @@ class UnitView(_TokenView):
         try:
             if is_preview_token(token):
                 return Response(work.preview_payload(work.unit_for_preview_token(token)))
-            return Response(work.unit_payload(work.assignment_for_token(token)))
+            assignment = work.assignment_for_token(token, related=work.UNIT_RELATED, defer=work.UNIT_UNSHOWN)
+            return Response(work.unit_payload(assignment))
         except work.WorkError as exc:
             return _error(exc)
 
@@ -99,22 +100,26 @@ class DraftView(_TokenView):
                               409: ErrorSerializer})
     def put(self, request: Request, token: str) -> Response:
         try:  # the token first: a stranger's body is never parsed
-            assignment = work.assignment_for_token(token, for_write=True)
+            target = work.draft_target(token)
         except work.WorkError as exc:
             return _error(exc)
         problem = _body_problem(request.data, "")
         if problem:
             return problem
-        ser = DraftSerializer(data=request.data)
-        if not ser.is_valid():
-            return Response({"errors": [{"field": f, "message": str(m[0])} for f, m in ser.errors.items()]}, status=400)
-        draft = ser.validated_data["draft"]
+        if type(request.data) is dict and "draft" in request.data:
+            draft = request.data["draft"]  # a parsed JSON body: what DraftSerializer would return, without building it
+        else:
+            ser = DraftSerializer(data=request.data)
+            if not ser.is_valid():
+                return Response({"errors": [{"field": f, "message": str(m[0])} for f, m in ser.errors.items()]},
+                                status=400)
+            draft = ser.validated_data["draft"]
         if json_depth_exceeds(draft, settings.WORK_DRAFT_MAX_DEPTH):
             return _invalid("draft", f"nested deeper than {settings.WORK_DRAFT_MAX_DEPTH} levels")
         if json_size(draft) > settings.WORK_DRAFT_MAX_BYTES:
             return _invalid("draft", f"larger than {settings.WORK_DRAFT_MAX_BYTES} bytes")
         try:
-            saved_at = work.save_draft(assignment, draft)
+            saved_at = work.save_draft(target, draft)
         except work.WorkError as exc:
             return _error(exc)
         return Response({"saved_at": saved_at.isoformat()})
@@ -124,8 +129,8 @@ class SubmitView(_TokenView):
     @extend_schema(operation_id="work_submit", request=SubmitSerializer,
                    responses={200: SubmitResultSerializer, 400: ErrorSerializer, 403: ErrorSerializer})
     def post(self, request: Request, token: str) -> Response:
-        try:
-            assignment = work.assignment_for_token(token)
+        try:  # submit re-reads the assignment and its unit under the locks: nothing more is read here
+            assignment = work.assignment_for_token(token, related=work.NO_RELATED, defer=("draft", "shown", "submission"))
         except work.WorkError as exc:
             return _error(exc)
         problem = _body_problem(request.data, "")
@@ -157,12 +162,13 @@ class NextUnitView(APIView):
     def post(self, request: Request) -> Response:
         ser = NextSerializer(data=request.data)
         ser.is_valid(raise_exception=True)
-        project, may_annotate, blocked = queue.annotator_in(request.user, ser.validated_data["project"])
+        project, may_annotate, blocked, worker = queue.annotator_and_worker_in(request.user, ser.validated_data["project"])
         if project is None:
             raise Http404("No Project matches the given query.")
         if not may_annotate:
             return Response({"detail": "not an annotator of this project"}, status=status.HTTP_403_FORBIDDEN)
-        worker = local_worker(request.user)
+        if worker is None:  # the annotator's first unit
+            worker = local_worker(request.user)
         assignment = queue.next_assignment(worker, project, mode=ser.validated_data.get("mode") or None,
                                            blocked=blocked)
         if assignment is None:

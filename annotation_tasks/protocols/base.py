@@ -104,6 +104,11 @@ class AnnotationProtocol(ABC):
         """The items of one response the worker judges (any of predicates, qas, spans, facts), as plain dicts
         with explicit fields; record their ids in `shown`. Nothing else about a response reaches the browser."""
 
+    def responses_items(self, responses: list[Response], shown: dict[int, Shown]) -> dict[int, dict[str, list[dict]]]:
+        """response_items of each of a unit's responses ({response id: items}, ids recorded in shown[id]); a
+        protocol on the annotator's hot path reads them for all responses at once (qasem)."""
+        return {r.pk: self.response_items(r, shown[r.pk]) for r in responses}
+
     @abstractmethod
     def plan(self, unit: Unit, responses: list[dict]) -> list[dict]:
         """The sections the element renders, in order: [{"kind": <Protocol step>, ...}] (docs/annotator-api.md).

@@ -72,7 +72,15 @@ def _glue_flags(words: list[str]) -> list[bool]:
 
 def detokenize(tokens: Sequence[Any]) -> tuple[str, list[tuple[int, int]]]:
     """(shown text, [(char_start, char_end) per token]) for a token list."""
-    words = _token_texts(tokens)
+    text, offsets = _detokenized(tuple(_token_texts(tokens)))
+    return text, list(offsets)
+
+
+@functools.lru_cache(maxsize=512)  # about the texts of the units in flight at 100 annotators (2 responses a unit)
+def _detokenized(words_key: tuple[str, ...]) -> tuple[str, tuple[tuple[int, int], ...]]:
+    """detokenize, remembered per token sequence: a unit's texts are shown to every worker of the unit (each GET
+    of the annotator's hot path). Keyed on the words themselves, so a changed text is a new key, never stale."""
+    words = list(words_key)
     glue = _glue_flags(words)
     parts: list[str] = []
     offsets: list[tuple[int, int]] = []
@@ -86,7 +94,7 @@ def detokenize(tokens: Sequence[Any]) -> tuple[str, list[tuple[int, int]]]:
         parts.append(w)
         offsets.append((pos, pos + len(w)))
         pos += len(w)
-    return "".join(parts), offsets
+    return "".join(parts), tuple(offsets)
 
 
 class Display:
@@ -121,8 +129,10 @@ class Display:
         return self.span(row.get("start"), row.get("end"), row.get("text", ""))
 
 
+@functools.lru_cache(maxsize=8192)
 def question(text: str) -> str:
-    """A tokenized question as written ("Who said something ?" -> "Who said something?")."""
+    """A tokenized question as written ("Who said something ?" -> "Who said something?"); remembered per text
+    (many QAs share a question, and every worker of a unit is shown the same ones)."""
     words = text.split(" ")
     if len(words) < 2 or not any(w in {"?", ",", "'s", "n't", "."} for w in words):
         return text

@@ -6,23 +6,50 @@ in other assignments: each field is named here or in a protocol's response_items
 """
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 from annotation_tasks.markup import render_markdown
 from annotation_tasks.models import Response, Unit, UnitResponse
 from annotation_tasks.protocols.base import Shown
 from annotation_tasks.protocols.display import Display, question
+from annotation_tasks.protocols.qasem import LATER_PART_ATTR
 from annotation_tasks.protocols.registry import UnknownProtocol, get_protocol
+
+# the response fields a payload shows (never system, metadata, external ids): read nothing else on the hot path
+SHOWN_RESPONSE_FIELDS = ("response__id", "response__text", "response__tokens", "response__sentences")
+
+
+def _note_parts(unit: Unit, slices: dict[int, dict | None]) -> None:
+    """Remember on this Unit instance whether it is a later part of a split response (qasem.pairwise_section reads
+    it instead of asking the database again; the instance lives for one request, so it is never stale)."""
+    setattr(unit, LATER_PART_ATTR, any(
+        isinstance(part, int | float) and part > 0 for part in ((piece or {}).get("part") for piece in slices.values())
+    ))
 
 
 def unit_responses(unit: Unit) -> list[Response]:
-    """The unit's responses in display order (A, B, ...)."""
-    return list(Response.objects.filter(unit_responses__unit=unit).order_by("unit_responses__position", "id"))
+    """The unit's responses in display order (A, B, ...) for a submit: its texts and metadata are read only if a
+    protocol's validate or write uses them (none does today)."""
+    links = list(UnitResponse.objects.filter(unit=unit).select_related("response")
+                 .defer("response__tokens", "response__text", "response__metadata").order_by("position", "response_id"))
+    _note_parts(unit, {link.response_id: link.items for link in links})
+    return [link.response for link in links]
+
+
+def shown_responses(unit: Unit) -> tuple[list[Response], dict[int, dict | None]]:
+    """(the unit's responses in display order with only the fields a payload shows, {response id: its slice})
+    in one query. The slice is what part of the response's items this unit covers, None for all
+    (services.units splits a response over the project's unit caps across units)."""
+    links = list(UnitResponse.objects.filter(unit=unit).select_related("response")
+                 .only("response_id", "items", *SHOWN_RESPONSE_FIELDS).order_by("position", "response_id"))
+    slices = {link.response_id: link.items for link in links}
+    _note_parts(unit, slices)
+    return [link.response for link in links], slices
 
 
 def unit_slices(unit: Unit) -> dict[int, dict | None]:
-    """{response id: the slice of its items this unit covers, or None for all} (services.units splits a
-    response over the project's unit caps across units)."""
+    """{response id: the slice of its items this unit covers, or None for all}."""
     return dict(UnitResponse.objects.filter(unit=unit).values_list("response_id", "items"))
 
 
@@ -53,6 +80,13 @@ def restrict(items: dict[str, list[dict]], shown: Shown, piece: dict | None) -> 
     for fact in [f for f in shown.passages if f not in keep["facts"]]:
         del shown.passages[fact]
     return out
+
+
+@functools.lru_cache(maxsize=256)
+def _instructions_html(instructions: str | None) -> str:
+    """render_markdown (pure) remembered per instructions text: every unit GET of a project shows the same ones,
+    and an edited text is a new key."""
+    return render_markdown(instructions)
 
 
 def response_label(index: int) -> str:
@@ -101,10 +135,12 @@ def build(unit: Unit, assignment_part: dict[str, Any]) -> tuple[dict[str, Any], 
         protocol = None
     shown = Shown()
     responses = []
-    slices = unit_slices(unit)
-    for i, response in enumerate(unit_responses(unit)):
-        mine = Shown()
-        items = restrict(protocol.response_items(response, mine), mine, slices.get(response.pk)) if protocol else {}
+    rows, slices = shown_responses(unit)
+    per_response = {r.pk: Shown() for r in rows}
+    all_items = protocol.responses_items(rows, per_response) if protocol else {}
+    for i, response in enumerate(rows):
+        mine = per_response[response.pk]
+        items = restrict(all_items[response.pk], mine, slices.get(response.pk)) if protocol else {}
         responses.append(_response(response, response_label(i), items))
         shown.spans.extend(mine.spans)
         shown.qas.extend(mine.qas)
@@ -115,7 +151,8 @@ def build(unit: Unit, assignment_part: dict[str, Any]) -> tuple[dict[str, Any], 
     data = {
         "assignment": assignment_part,
         "project": {"name": project.name, "instructions": project.instructions,
-                    "instructions_html": render_markdown(project.instructions), "protocol": list(project.protocol or [])},
+                    "instructions_html": _instructions_html(project.instructions),
+                    "protocol": list(project.protocol or [])},
         "source": {"id": source.pk, "text": Display(source.text, source.tokens or []).text,
                    "passages": list(source.passages or []), "question": source.question},
         "responses": responses,

@@ -37,6 +37,9 @@ from annotation_tasks.protocols.fields import (
 RAG_ASPECTS = ["faithfulness", "relevance"]
 PLAIN_ASPECTS = ["consistency"]
 QA_FIELDS = ("id", "predicate_id", "question", "answer", "answer_start", "answer_end")
+# Set on a Unit instance by protocols/payload.py when it reads the unit's responses: whether the unit is a later part
+# of a split response (pairwise_section then needs no query of its own). An instance lives for one request.
+LATER_PART_ATTR = "_factcrowd_later_part"
 
 
 def crowd_qas(response_ids: Iterable[int]):
@@ -53,47 +56,62 @@ def pairwise_section(unit: Unit, responses: list[Any]) -> dict[str, Any] | None:
     """The plan's pairwise section when the project compares and the unit has exactly two responses."""
     if not unit.project.has_step(Protocol.PAIRWISE) or len(responses) != 2:
         return None
-    if unit.pk and UnitResponse.objects.filter(unit=unit, items__part__gt=0).exists():
+    later_part = getattr(unit, LATER_PART_ATTR, None)  # read with the unit's responses (protocols/payload.py)
+    if later_part is None:
+        later_part = bool(unit.pk) and UnitResponse.objects.filter(unit=unit, items__part__gt=0).exists()
+    if later_part:
         return None  # a later part of a pair split over the unit caps: the first part asks (services.units)
     ids = [r["id"] if isinstance(r, dict) else r.pk for r in responses]
     return {"kind": Protocol.PAIRWISE.value, "response_ids": ids, "aspects": pairwise_aspects(unit.source)}
 
 
 def qa_items(response: Response, qa_queryset, shown: Shown) -> dict[str, list[dict]]:
-    """Predicates, QAs and answer spans of one response. Plain .values() rows with explicit field lists: fast
-    for large units (no model instances). A span whose every QA is left out is left out too."""
-    qas: list[dict] = []
-    predicates: dict[int, dict] = {}
+    """Predicates, QAs and answer spans of one response (see qa_items_of)."""
+    return qa_items_of([response.pk], qa_queryset, {response.pk: shown})[response.pk]
+
+
+def qa_items_of(response_ids: list[int], qa_queryset, shown: dict[int, Shown]) -> dict[int, dict[str, list[dict]]]:
+    """{response id: its predicates, QAs and answer spans}, read for all the responses in three queries (the unit
+    GET is the annotator's hot path). `qa_queryset`: the QAs to show, of these responses. Plain .values() rows with
+    explicit field lists: fast for large units (no model instances). A span whose every QA is left out is left out
+    too."""
+    qas: dict[int, list[dict]] = {rid: [] for rid in response_ids}
+    predicates: dict[int, dict[int, dict]] = {rid: {} for rid in response_ids}
     for row in qa_queryset.order_by("order", "id").values(
-        *QA_FIELDS, "predicate__token_index", "predicate__text", "predicate__verb_form", "predicate__kind",
+        *QA_FIELDS, "response_id", "predicate__token_index", "predicate__text", "predicate__verb_form",
+        "predicate__kind",
     ):
-        pid = row["predicate_id"]
-        predicates.setdefault(pid, {
+        rid, pid = row["response_id"], row["predicate_id"]
+        if rid not in qas:
+            continue
+        predicates[rid].setdefault(pid, {
             "id": pid, "token_index": row["predicate__token_index"], "text": row["predicate__text"],
             "verb_form": row["predicate__verb_form"], "kind": row["predicate__kind"],
         })
-        qas.append({k: row[k] for k in QA_FIELDS})
-    qa_ids = {q["id"] for q in qas}
+        qas[rid].append({k: row[k] for k in QA_FIELDS})
     span_qas: dict[int, list[int]] = {}
-    for span_id, qa_id in AnswerSpan.qas.through.objects.filter(answerspan__response=response).values_list(
+    for span_id, qa_id in AnswerSpan.qas.through.objects.filter(answerspan__response_id__in=response_ids).values_list(
         "answerspan_id", "qa_id"
     ):
         span_qas.setdefault(span_id, []).append(qa_id)
-    spans: list[dict] = []
-    for span in AnswerSpan.objects.filter(response=response).order_by("order", "start", "id").values(
-        "id", "start", "end", "text"
+    spans: dict[int, list[dict]] = {rid: [] for rid in response_ids}
+    qa_ids = {rid: {q["id"] for q in rows} for rid, rows in qas.items()}
+    for span in AnswerSpan.objects.filter(response_id__in=response_ids).order_by("order", "start", "id").values(
+        "id", "start", "end", "text", "response_id"
     ):
+        rid = span.pop("response_id")
         all_ids = sorted(span_qas.get(span["id"], []))
-        span_qa_ids = [i for i in all_ids if i in qa_ids]
+        span_qa_ids = [i for i in all_ids if i in qa_ids[rid]]
         if all_ids and not span_qa_ids:
             continue  # every QA of this span was judged invalid
-        spans.append({**span, "qa_ids": span_qa_ids})
-        shown.spans.append(span["id"])
-    shown.qas.extend(q["id"] for q in qas)
+        spans[rid].append({**span, "qa_ids": span_qa_ids})
+        shown[rid].spans.append(span["id"])
+    for rid in response_ids:
+        shown[rid].qas.extend(q["id"] for q in qas[rid])
     return {
-        "predicates": sorted(predicates.values(), key=lambda p: p["token_index"]),
-        "qas": qas,
-        "spans": spans,
+        rid: {"predicates": sorted(predicates[rid].values(), key=lambda p: p["token_index"]), "qas": qas[rid],
+              "spans": spans[rid]}
+        for rid in response_ids
     }
 
 
@@ -149,6 +167,10 @@ class QASemProtocol(AnnotationProtocol):
 
     def response_items(self, response: Response, shown: Shown) -> dict[str, list[dict]]:
         return qa_items(response, crowd_qas([response.pk]), shown)
+
+    def responses_items(self, responses: list[Response], shown: dict[int, Shown]) -> dict[int, dict[str, list[dict]]]:
+        ids = [r.pk for r in responses]
+        return qa_items_of(ids, crowd_qas(ids), shown)
 
     def plan(self, unit: Unit, responses: list[dict]) -> list[dict]:
         """Per response: its spans (step 1) when the protocol has span coverage and the response has spans, then

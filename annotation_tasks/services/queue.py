@@ -15,8 +15,8 @@ from datetime import timedelta
 from typing import Any
 
 from django.conf import settings
-from django.db import IntegrityError, connection, transaction
-from django.db.models import Count, Exists, F, OuterRef, Q, QuerySet
+from django.db import IntegrityError, connection, connections, transaction
+from django.db.models import Count, Exists, F, OuterRef, Q, QuerySet, Subquery
 from django.utils import timezone
 
 from annotation_tasks.crowd.local import LocalProvider
@@ -27,10 +27,56 @@ LOCAL_PROVIDER = LocalProvider.name
 _CANDIDATES = 25
 
 
+class OrmSql:
+    """A query's SQL as the ORM writes it, built once per process and database, then run with new values.
+
+    On the annotator's hot path Django spent more CPU building and compiling `next`'s queries than PostgreSQL
+    spent running them. The SQL here is the ORM's own (same joins, filters, ordering, limit), compiled from the
+    queryset `build(**stand_ins)` returns, where each changing value is a stand-in integer or string; each call
+    swaps the real values in for the stand-ins' parameters. A value the compiler wrote into the SQL text
+    instead of a parameter would make the stand-ins unfindable: then the queryset is built and run each time.
+    Rows come back as the database driver gives them (no field converters: ids, counts, flags only)."""
+
+    def __init__(self, build, **kinds: type) -> None:
+        self.build = build
+        self.kinds = kinds  # name -> int or str
+        self._compiled: dict[str, tuple[str, list[tuple[str | None, Any]]] | None] = {}
+
+    def _stand_ins(self) -> dict[str, Any]:
+        return {name: (-7_310_000_000 - i if kind is int else f"\x01stand-in-{i}\x01")
+                for i, (name, kind) in enumerate(self.kinds.items())}
+
+    def _compile(self, alias: str):
+        stand_ins = self._stand_ins()
+        by_value = {v: k for k, v in stand_ins.items()}
+        sql, params = self.build(**stand_ins).query.get_compiler(using=alias).as_sql()
+        slots = [(by_value.get(p) if isinstance(p, int | str) and not isinstance(p, bool) else None, p) for p in params]
+        found = {name for name, _ in slots if name}
+        return (sql, slots) if found == set(stand_ins) else None
+
+    def rows(self, **values: Any) -> list[tuple]:
+        alias = "default"
+        if alias not in self._compiled:
+            self._compiled[alias] = self._compile(alias)
+        compiled = self._compiled[alias]
+        if compiled is None:
+            return list(self.build(**values))
+        sql, slots = compiled
+        with connections[alias].cursor() as cursor:
+            cursor.execute(sql, [values[name] if name else const for name, const in slots])
+            return cursor.fetchall()
+
+
 def timeout_for(unit: Unit) -> timedelta:
+    """How long an assignment of `unit` stays with its worker without activity (its batch's setting, else the default)."""
+    return timeout_of(unit.batch_id, unit.batch.settings if unit.batch_id else None)
+
+
+def timeout_of(batch_id: int | None, batch_settings: dict | None) -> timedelta:
+    """timeout_for from the batch's id and settings as read (the draft PUT reads them without the unit)."""
     minutes = settings.ASSIGNMENT_TIMEOUT_MINUTES
-    if unit.batch_id and unit.batch.settings:
-        minutes = int(unit.batch.settings.get("assignment_duration_minutes", minutes))
+    if batch_id and batch_settings:
+        minutes = int(batch_settings.get("assignment_duration_minutes", minutes))
     return timedelta(minutes=minutes)
 
 
@@ -157,13 +203,63 @@ def revive(assignment: Assignment) -> bool:
 def annotator_in(user, project_id: int) -> tuple[Project | None, bool, bool]:
     """(the project or None, whether the user may annotate it, whether a decision there blocks them), read in one
     query for POST /api/work/next: members of any role and superusers annotate (services.local_workers)."""
-    member = ProjectMembership.objects.filter(project=OuterRef("pk"), user=user)
-    blocked = WorkerProjectStatus.objects.filter(project=OuterRef("pk"), worker__user=user,
+    project, may_annotate, blocked, _ = annotator_and_worker_in(user, project_id)
+    return project, may_annotate, blocked
+
+
+def _annotator_query(project_id: int, user_id: int) -> QuerySet:
+    member = ProjectMembership.objects.filter(project=OuterRef("pk"), user_id=user_id)
+    blocked = WorkerProjectStatus.objects.filter(project=OuterRef("pk"), worker__user_id=user_id,
                                                  status__in=Worker.Status.blocked())
-    project = Project.objects.filter(pk=project_id).annotate(_member=Exists(member), _blocked=Exists(blocked)).first()
-    if project is None:
-        return None, False, False
-    return project, bool(user.is_superuser or project._member), bool(project._blocked)
+    # the same Worker services.local_workers.local_worker finds (the user's first, in Worker.Meta.ordering)
+    worker_id = Worker.objects.filter(user_id=user_id).values("pk")[:1]
+    return (Project.objects.filter(pk=project_id)
+            .annotate(_member=Exists(member), _blocked=Exists(blocked), _worker_id=Subquery(worker_id))
+            .values_list("pk", "_member", "_blocked", "_worker_id"))
+
+
+_ANNOTATOR = OrmSql(_annotator_query, project_id=int, user_id=int)
+
+
+def annotator_and_worker_in(user, project_id: int) -> tuple[Project | None, bool, bool, Worker | None]:
+    """annotator_in and the user's local Worker (None before their first unit: services.local_workers creates it),
+    in one query. The Project and the Worker carry their ids (and the worker's user); any other field is read
+    when first used."""
+    rows = _ANNOTATOR.rows(project_id=project_id, user_id=user.pk)
+    if not rows:
+        return None, False, False, None
+    pk, member, blocked, worker_id = rows[0]
+    db = Project.objects.db
+    project = Project.from_db(db, ["id"], [pk])
+    worker = Worker.from_db(db, ["id", "user_id"], [worker_id, user.pk]) if worker_id is not None else None
+    return project, bool(user.is_superuser or member), bool(blocked), worker
+
+
+def _candidates(project_id: int, worker_id: int, mode: str | None = None) -> QuerySet:
+    """Open units of the project's local batches (or of none) the worker has not had, with a slot free not counting
+    researchers' pilots, oldest first: `next`'s candidates (the count under the unit's lock decides)."""
+    mine = Assignment.objects.filter(worker_id=worker_id).values("unit_id")
+    researchers = ProjectMembership.objects.filter(project_id=project_id, role=ProjectMembership.Role.RESEARCHER)
+    pilots = (Q(assignments__worker__user__is_superuser=True)
+              | Q(assignments__worker__user_id__in=researchers.values("user_id")))
+    candidates = (
+        Unit.objects.filter(project_id=project_id, status=Unit.Status.OPEN)
+        # units of an MTurk / Prolific batch belong to that platform's workers: a local annotator taking
+        # one would leave a platform worker who accepted the task with a full unit
+        .filter(Q(batch__isnull=True) | Q(batch__provider=LOCAL_PROVIDER))
+        .exclude(pk__in=mine)
+        # researchers' own assignments hold no slot (slot_holders); counted positively: NULL users
+        .annotate(n=Count("assignments", filter=Q(assignments__status__in=ACTIVE))
+                  - Count("assignments", filter=Q(assignments__status__in=ACTIVE) & pilots))
+        .filter(n__lt=F("assignments_wanted"))
+    )
+    if mode is not None:
+        candidates = candidates.filter(mode=mode)
+    return candidates.order_by("id").values_list("id", "is_gold")[:_CANDIDATES]
+
+
+_CANDIDATES_ANY = OrmSql(_candidates, project_id=int, worker_id=int)
+_CANDIDATES_OF_MODE = OrmSql(_candidates, project_id=int, worker_id=int, mode=str)
 
 
 def next_assignment(worker: Worker, project: Project, mode: str | None = None, *,
@@ -192,24 +288,9 @@ def next_assignment(worker: Worker, project: Project, mode: str | None = None, *
     def attempt() -> tuple[Assignment | None, bool]:
         """(assignment, all candidates were locked by others)."""
         with transaction.atomic():
-            mine = Assignment.objects.filter(worker=worker).values("unit_id")
-            researchers = ProjectMembership.objects.filter(project=project, role=ProjectMembership.Role.RESEARCHER)
-            pilots = (Q(assignments__worker__user__is_superuser=True)
-                      | Q(assignments__worker__user_id__in=researchers.values("user_id")))
-            candidates = (
-                Unit.objects.filter(project=project, status=Unit.Status.OPEN)
-                # units of an MTurk / Prolific batch belong to that platform's workers: a local annotator taking
-                # one would leave a platform worker who accepted the task with a full unit
-                .filter(Q(batch__isnull=True) | Q(batch__provider=LOCAL_PROVIDER))
-                .exclude(pk__in=mine)
-                # researchers' own assignments hold no slot (slot_holders); counted positively: NULL users
-                .annotate(n=Count("assignments", filter=Q(assignments__status__in=ACTIVE))
-                          - Count("assignments", filter=Q(assignments__status__in=ACTIVE) & pilots))
-                .filter(n__lt=F("assignments_wanted"))
-            )
-            if mode:
-                candidates = candidates.filter(mode=mode)
-            rows = list(candidates.order_by("id").values_list("id", "is_gold")[:_CANDIDATES])
+            rows = [(uid, bool(gold)) for uid, gold in
+                    (_CANDIDATES_OF_MODE if mode else _CANDIDATES_ANY).rows(
+                        project_id=project.pk, worker_id=worker.pk, **({"mode": mode} if mode else {}))]
             if not rows:
                 return None, False
             if len({gold for _, gold in rows}) > 1:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from datetime import timedelta
 from typing import Any
 
 from django.db import transaction
@@ -42,17 +43,29 @@ class Invalid(WorkError):
 # -- tokens ------------------------------------------------------------------------------------
 
 
-def assignment_for_token(token: str, *, for_write: bool = False) -> Assignment:
-    """The assignment a token names; Forbidden when tampered, foreign, returned or expired for good."""
+# What each caller of assignment_for_token reads of the assignment's relations: every query on the annotator's hot
+# path compiles and reads only what it uses (a wide select_related was half of a unit GET's CPU).
+ALL_RELATED = ("unit__project", "unit__source", "unit__batch", "worker")
+UNIT_RELATED = ("unit__project", "unit__source")  # the unit payload
+# what no payload shows (read if something does use it): left out of the unit GET's read
+UNIT_UNSHOWN = ("submission", "unit__source__metadata", "unit__project__description", "unit__project__parse_policy",
+                "unit__project__unit_caps")
+NO_RELATED: tuple[str, ...] = ()  # submit: it re-reads the assignment and its unit under the locks
+
+
+def assignment_for_token(token: str, *, for_write: bool = False, related: tuple[str, ...] = ALL_RELATED,
+                         defer: tuple[str, ...] = ()) -> Assignment:
+    """The assignment a token names; Forbidden when tampered, foreign, returned or expired for good.
+
+    `related` / `defer`: the relations read with it and the fields left unread (loaded if something reads them)."""
     try:
         claim = read_assignment_token(token)
     except BadToken as exc:
         raise Forbidden("invalid token") from exc
-    assignment = (
-        Assignment.objects.select_related("unit__project", "unit__source", "unit__batch", "worker")
-        .filter(pk=claim.assignment_id, worker_id=claim.worker_id)
-        .first()
-    )
+    rows = Assignment.objects.select_related(*related) if related else Assignment.objects.all()
+    if defer:
+        rows = rows.defer(*defer)
+    assignment = rows.filter(pk=claim.assignment_id, worker_id=claim.worker_id).first()
     if assignment is None:
         raise Forbidden("invalid token")
     overdue = assignment.expires_at is not None and assignment.expires_at < timezone.now()
@@ -64,6 +77,32 @@ def assignment_for_token(token: str, *, for_write: bool = False) -> Assignment:
     if for_write and assignment.status in Assignment.Status.done():
         raise Conflict("already submitted")
     return assignment
+
+
+@dataclass(frozen=True)
+class DraftTarget:
+    """The assignment a draft PUT writes to and how long activity keeps it (its batch's timeout)."""
+
+    assignment_id: int
+    timeout: timedelta
+
+
+def draft_target(token: str) -> DraftTarget:
+    """The draft PUT's token check in one narrow query: an open assignment that is not overdue is written to at
+    once; any other state (overdue, expired, returned, done, unknown) goes through assignment_for_token's full
+    rules (revive, 403, 409), so both paths answer alike."""
+    try:
+        claim = read_assignment_token(token)
+    except BadToken as exc:
+        raise Forbidden("invalid token") from exc
+    row = (Assignment.objects.filter(pk=claim.assignment_id, worker_id=claim.worker_id)
+           .values_list("status", "expires_at", "unit__batch_id", "unit__batch__settings").first())
+    if row is not None:
+        status, expires_at, batch_id, batch_settings = row
+        if status == Assignment.Status.ASSIGNED and (expires_at is None or expires_at >= timezone.now()):
+            return DraftTarget(claim.assignment_id, queue.timeout_of(batch_id, batch_settings))
+    assignment = assignment_for_token(token, for_write=True)
+    return DraftTarget(assignment.pk, queue.timeout_for(assignment.unit))
 
 
 def unit_for_preview_token(token: str) -> Unit:
@@ -127,15 +166,20 @@ def preview_payload(unit: Unit) -> dict[str, Any]:
 # -- drafts --------------------------------------------------------------------------------------
 
 
-def save_draft(assignment: Assignment, draft: Any) -> timezone.datetime:
-    """Store the element's draft; activity also pushes the expiry back so a working annotator keeps the unit."""
+def save_draft(assignment: Assignment | DraftTarget, draft: Any) -> timezone.datetime:
+    """Store the element's draft; activity also pushes the expiry back so a working annotator keeps the unit.
+    One conditional UPDATE: a submit or expiry that got there first leaves it writing nothing (409 / 403)."""
+    if isinstance(assignment, DraftTarget):
+        pk, timeout = assignment.assignment_id, assignment.timeout
+    else:
+        pk, timeout = assignment.pk, queue.timeout_for(assignment.unit)
     now = timezone.now()
-    updated = Assignment.objects.filter(pk=assignment.pk, status=Assignment.Status.ASSIGNED).update(
-        draft=draft, draft_saved_at=now, expires_at=now + queue.timeout_for(assignment.unit)
+    updated = Assignment.objects.filter(pk=pk, status=Assignment.Status.ASSIGNED).update(
+        draft=draft, draft_saved_at=now, expires_at=now + timeout
     )
     if not updated:
-        assignment.refresh_from_db()
-        if assignment.status in Assignment.Status.done():
+        status = Assignment.objects.filter(pk=pk).values_list("status", flat=True).first()
+        if status in Assignment.Status.done():
             raise Conflict("already submitted")
         raise Forbidden("this assignment is not open")
     return now
@@ -189,6 +233,11 @@ def _record(locked: Assignment, labels: Mapping[str, Any], time_ms: int | None) 
         Unit.objects.filter(pk=unit.pk, status=Unit.Status.OPEN).update(status=Unit.Status.COMPLETE)
 
 
+# what no protocol's validate or write reads (read if one does): left out of the locked read of a submit
+_NOT_VALIDATED = ("unit__source__text", "unit__source__tokens", "unit__source__metadata", "unit__project__description",
+                  "unit__project__instructions", "unit__project__parse_policy", "unit__project__unit_caps")
+
+
 def submit(assignment: Assignment, body: Mapping[str, Any]) -> SubmitResult:
     """Validate and record a submission in one transaction; a repeat (also a concurrent one) records nothing.
 
@@ -202,9 +251,8 @@ def submit(assignment: Assignment, body: Mapping[str, Any]) -> SubmitResult:
     labels, time_ms = _read_body(body)
     with transaction.atomic():
         list(Unit.objects.select_for_update().filter(pk=assignment.unit_id).values_list("pk"))  # no-op on SQLite
-        locked = Assignment.objects.select_for_update(of=("self",)).select_related("unit__project", "unit__source").get(
-            pk=assignment.pk
-        )
+        locked = (Assignment.objects.select_for_update(of=("self",)).select_related("unit__project", "unit__source")
+                  .defer("draft", "submission", *_NOT_VALIDATED).get(pk=assignment.pk))
         if locked.status in Assignment.Status.done():
             return SubmitResult(locked.status, True)
         if locked.status != Assignment.Status.ASSIGNED:
