@@ -89,7 +89,7 @@ def _number_records(queryset, columns: list[str], *, sort: bool = False) -> pd.D
     if sort and len(data) > 1:
         first = data[:, 0]
         if not (first[1:] >= first[:-1]).all():
-            data = data[np.argsort(first, kind="stable")]
+            data = data.T[:, np.argsort(first, kind="stable")].T  # keeps the column-major layout
     return pd.DataFrame(data, columns=columns, copy=False)  # one int64 block, not copied again
 
 
@@ -117,14 +117,14 @@ def _packed(connection, sql: str, params, booleans: list[bool]) -> np.ndarray:
     if len({len(a) for a in arrays}) > 1:
         raise ValueError(f"a number column read NULL values: {[len(a) for a in arrays]} values per column")
     n_rows = len(arrays[0]) if arrays else 0
-    data = np.empty((n_rows, len(names)), dtype=np.int64)
+    columns = np.empty((len(names), n_rows), dtype=np.int64)  # one contiguous row per column
     number_arrays = iter(arrays[: len(numbers)])
     for i, is_flag in enumerate(booleans):
         if is_flag:
-            data[:, i] = (arrays[-1] >> flags.index(names[i])) & 1
+            np.bitwise_and(arrays[-1] >> flags.index(names[i]), 1, out=columns[i])
         else:
-            data[:, i] = next(number_arrays)
-    return data
+            columns[i] = next(number_arrays)
+    return columns.T  # (n_rows, n_columns), column-major: pandas keeps it as its block without a copy
 
 
 def _from_rows(connection, sql: str, params, n_columns: int) -> np.ndarray:

@@ -30,8 +30,16 @@ class ReportError(ValueError):
     """A report that cannot be built from the arguments (unknown project or grouping)."""
 
 
+_PLAIN = frozenset({str, int, bool, type(None)})
+
+
 def to_jsonable(value: Any) -> Any:
     """Numpy scalars → Python, non-finite floats → None, recursively (json.dumps would write NaN)."""
+    kind = type(value)
+    if kind in _PLAIN:  # most of a report's values: no isinstance chain for them
+        return value
+    if kind is float:
+        return value if math.isfinite(value) else None
     if isinstance(value, dict):
         return {str(k): to_jsonable(v) for k, v in value.items()}
     if isinstance(value, list | tuple):
