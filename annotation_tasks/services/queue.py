@@ -49,7 +49,10 @@ class OrmSql:
     def _compile(self, alias: str):
         stand_ins = self._stand_ins()
         by_value = {v: k for k, v in stand_ins.items()}
-        sql, params = self.build(**stand_ins).query.get_compiler(using=alias).as_sql()
+        try:
+            sql, params = self.build(**stand_ins).query.get_compiler(using=alias).as_sql()
+        except (TypeError, ValueError):  # a stand-in the queryset refuses (a slice bound, say): no compiled SQL
+            return None
         slots = [(by_value.get(p) if isinstance(p, int | str) and not isinstance(p, bool) else None, p) for p in params]
         found = {name for name, _ in slots if name}
         return (sql, slots) if found == set(stand_ins) else None
@@ -262,6 +265,29 @@ _CANDIDATES_ANY = OrmSql(_candidates, project_id=int, worker_id=int)
 _CANDIDATES_OF_MODE = OrmSql(_candidates, project_id=int, worker_id=int, mode=str)
 
 
+def _take_first_free(ids: list[int], worker: Worker, project: Project) -> tuple[Assignment | None, bool]:
+    """Inside `next`'s transaction: the worker's new assignment of the first of `ids` (queue order) with a slot
+    free, counted under the unit's lock; (None, whether a candidate was locked by another `next`) when none."""
+    if connection.vendor == "sqlite":  # the IMMEDIATE transaction holds the database's write lock
+        by_id = {u.pk: u for u in Unit.objects.select_related("batch").filter(pk__in=ids)}
+        for unit in (by_id[i] for i in ids if i in by_id):
+            if active_count(unit.pk, project.pk) < unit.assignments_wanted:
+                return _create(unit, worker), False
+        return None, len(by_id) < len(ids)
+    # One candidate locked at a time, in the queue's order, skipping those another `next` holds: locking
+    # all candidates in one statement made concurrent `next`s (all offered the same oldest units) find
+    # every candidate taken and retry, which was most of `next`'s CPU when annotators start together.
+    contended = False
+    for uid in ids:
+        unit = (Unit.objects.select_for_update(skip_locked=True, of=("self",)).select_related("batch")
+                .filter(pk=uid).first())
+        if unit is None:  # locked by another transaction (or gone)
+            contended = True
+        elif active_count(unit.pk, project.pk) < unit.assignments_wanted:
+            return _create(unit, worker), False
+    return None, contended
+
+
 def next_assignment(worker: Worker, project: Project, mode: str | None = None, *,
                     blocked: bool | None = None) -> Assignment | None:
     """The local annotator's next assignment in `project`: the one they hold, else a new one, else None.
@@ -269,7 +295,8 @@ def next_assignment(worker: Worker, project: Project, mode: str | None = None, *
     A unit goes to exactly `assignments_wanted` distinct workers, never more. Only units of local batches are
     served (a draft local batch too, so researchers can pilot before launching); platform batches are never.
     `blocked`: whether a decision in the project blocks the worker, when the caller has read it (annotator_in).
-    This is the annotator's hot path (bench/bench_load.py): one locked query, a count inside the lock, and no
+    This is the annotator's hot path (bench/bench_load.py): one locked query (more only when other `next`s hold
+    the first candidates), a count inside the lock, and no
     query whose answer is known already (tests/work/test_hot_path_queries.py pins the number).
     """
     if blocked is None:
@@ -301,17 +328,7 @@ def next_assignment(worker: Worker, project: Project, mode: str | None = None, *
                 ids = gold_first(worker, project, rows)
             else:
                 ids = [uid for uid, _ in rows]
-            if connection.vendor == "sqlite":
-                found = Unit.objects.select_related("batch").filter(pk__in=ids)
-            else:
-                found = (Unit.objects.select_for_update(skip_locked=True, of=("self",)).select_related("batch")
-                         .filter(pk__in=ids).order_by("id"))
-            by_id = {u.pk: u for u in found}
-            locked = [by_id[i] for i in ids if i in by_id]
-            for unit in locked:
-                if active_count(unit.pk, project.pk) < unit.assignments_wanted:
-                    return _create(unit, worker), False
-            return None, len(locked) < len(ids)
+            return _take_first_free(ids, worker, project)
 
     for _ in range(50):
         try:

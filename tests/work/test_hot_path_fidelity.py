@@ -1,0 +1,149 @@
+"""What the hot path's shortcuts (issue 10's load work) may never change: what a worker is shown and who gets what.
+
+The unit GET remembers detokenized texts and rendered instructions by their content, the draft PUT checks its
+token in one narrow read, and `next` runs its candidate query from SQL the ORM compiled once (services.queue.OrmSql).
+Each must answer exactly as the plain path does: an edit shows at the next fetch, an overdue draft revives, and the
+candidate list is the ORM queryset's, for every kind of unit the queue must skip.
+"""
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.utils import timezone
+from rest_framework.test import APIClient
+
+from annotation_tasks.models import QA, Assignment, Batch, ProjectMembership, Unit, Worker
+from annotation_tasks.services import queue
+from annotation_tasks.services.local_workers import local_worker
+from annotation_tasks.services.tokens import assignment_token
+from tests.work.builders import make_unit
+
+pytestmark = pytest.mark.django_db
+
+
+def _annotator(project, name: str, role=ProjectMembership.Role.ANNOTATOR):
+    user = get_user_model().objects.create_user(name)
+    ProjectMembership.objects.create(project=project, user=user, role=role)
+    return user
+
+
+def _unit_json(client: APIClient, token: str) -> dict:
+    r = client.get(f"/api/work/{token}/unit")
+    assert r.status_code == 200, r.content
+    return r.json()
+
+
+def test_every_edit_of_what_a_unit_shows_appears_at_the_next_fetch():
+    unit = make_unit("Fidelity", n_qas=3, n_responses=2)
+    project = unit.project
+    user = _annotator(project, "fid-1")
+    assignment = queue.assign(unit, local_worker(user))
+    token = assignment_token(assignment)
+    client = APIClient()
+    first = _unit_json(client, token)
+    assert _unit_json(client, token) == first  # a second fetch is the same answer
+
+    project.instructions = "Read **carefully** now."
+    project.save(update_fields=["instructions"])
+    response = unit.unit_responses.order_by("position").first().response
+    words = [t[0] for t in response.tokens]
+    words[0] = "Zed"
+    text, pos, tokens = "", 0, []
+    for w in words:
+        if text:
+            text, pos = text + " ", pos + 1
+        tokens.append([w, pos, pos + len(w)])
+        text, pos = text + w, pos + len(w)
+    response.text, response.tokens = text, tokens
+    response.save(update_fields=["text", "tokens"])
+    hidden = QA.objects.filter(response=response).order_by("order").first()
+    QA.objects.filter(pk=hidden.pk).update(validity=QA.Validity.INVALID)  # a bulk update: no signal, no save()
+    edited = QA.objects.filter(response=response).exclude(pk=hidden.pk).order_by("order").first()
+    QA.objects.filter(pk=edited.pk).update(question="Who went somewhere ?")
+
+    again = _unit_json(client, token)
+    assert "<strong>carefully</strong>" in again["project"]["instructions_html"]
+    shown = next(r for r in again["responses"] if r["id"] == response.pk)
+    assert shown["text"].startswith("Zed ") and shown["tokens"][0][0] == "Zed"
+    qa_ids = [q["id"] for q in shown["qas"]]
+    assert hidden.pk not in qa_ids and edited.pk in qa_ids
+    assert next(q for q in shown["qas"] if q["id"] == edited.pk)["question"] == "Who went somewhere?"
+    before = next(r for r in first["responses"] if r["id"] == response.pk)
+    assert hidden.pk in [q["id"] for q in before["qas"]] and not before["text"].startswith("Zed")
+
+
+def test_a_draft_of_an_overdue_assignment_revives_it_and_a_done_one_is_refused():
+    unit = make_unit("Drafts", n_qas=1, wanted=1)
+    worker = local_worker(_annotator(unit.project, "fid-2"))
+    assignment = queue.assign(unit, worker)
+    token = assignment_token(assignment)
+    client = APIClient()
+    Assignment.objects.filter(pk=assignment.pk).update(expires_at=timezone.now() - timedelta(minutes=5))
+    r = client.put(f"/api/work/{token}/draft", {"draft": {"step": 1}}, format="json")
+    assert r.status_code == 200, r.content
+    assignment.refresh_from_db()
+    assert assignment.draft == {"step": 1} and assignment.expires_at > timezone.now() + timedelta(minutes=1)
+
+    Assignment.objects.filter(pk=assignment.pk).update(status=Assignment.Status.EXPIRED)
+    other = local_worker(_annotator(unit.project, "fid-3"))
+    assert queue.assign(unit, other) is not None  # the slot went to someone else meanwhile
+    assert client.put(f"/api/work/{token}/draft", {"draft": {"step": 2}}, format="json").status_code == 403
+
+    mine = Assignment.objects.get(unit=unit, worker=other)
+    Assignment.objects.filter(pk=mine.pk).update(status=Assignment.Status.SUBMITTED)
+    r = client.put(f"/api/work/{assignment_token(mine)}/draft", {"draft": {"step": 3}}, format="json")
+    assert r.status_code == 409
+    forged = assignment_token(mine)[:-2] + "xx"
+    assert client.put(f"/api/work/{forged}/draft", {"draft": {}}, format="json").status_code == 403
+
+
+def _orm_candidates(worker: Worker, project, mode: str | None) -> list[tuple[int, bool]]:
+    return [(uid, bool(gold)) for uid, gold in queue._candidates(project.pk, worker.pk, mode)]
+
+
+def test_next_candidates_from_the_compiled_sql_are_the_orm_querysets():
+    units = make_unit("Candidates", n_sources=8, wanted=2, n_qas=1)
+    project = units[0].project
+    annotators = [local_worker(_annotator(project, f"cand-{k}")) for k in range(3)]
+    researcher = local_worker(_annotator(project, "cand-r", ProjectMembership.Role.RESEARCHER))
+    platform = Batch.objects.create(project=project, name="On MTurk", provider="mturk")
+    Unit.objects.filter(pk=units[1].pk).update(batch=platform)  # platform units are never offered
+    Unit.objects.filter(pk=units[2].pk).update(status=Unit.Status.COMPLETE)
+    Unit.objects.filter(pk=units[3].pk).update(is_gold=True)
+    queue.assign(units[4], annotators[0])
+    queue.assign(units[4], annotators[1])  # full
+    queue.assign(units[5], researcher)  # a pilot: holds no slot
+    queue.assign(units[5], annotators[1])
+    other_mode = Unit.Mode.FACTSCORE if units[6].mode != Unit.Mode.FACTSCORE else Unit.Mode.QASEM
+    Unit.objects.filter(pk=units[6].pk).update(mode=other_mode)
+    for worker in [*annotators, researcher]:
+        for mode in (None, units[0].mode, other_mode):
+            compiled = [(uid, bool(gold)) for uid, gold in
+                        (queue._CANDIDATES_OF_MODE if mode else queue._CANDIDATES_ANY).rows(
+                            project_id=project.pk, worker_id=worker.pk, **({"mode": mode} if mode else {}))]
+            assert compiled == _orm_candidates(worker, project, mode), (worker, mode)
+    seen = dict(_orm_candidates(annotators[2], project, None))
+    assert units[1].pk not in seen and units[2].pk not in seen and units[4].pk not in seen
+    assert units[5].pk in seen and seen[units[3].pk] is True
+    assert units[4].pk not in dict(_orm_candidates(annotators[0], project, None))  # had it already
+
+
+def test_compiled_sql_falls_back_to_the_queryset_when_a_value_is_not_a_parameter():
+    units = make_unit("Fallback", n_sources=2, wanted=1, n_qas=1)
+    project = units[0].project
+    # a value written into the SQL text: its stand-in is not among the parameters
+    inlined = queue.OrmSql(lambda project_id: Unit.objects.extra(where=[f"project_id = {int(project_id)}"])
+                           .order_by("id").values_list("id"), project_id=int)
+    assert inlined.rows(project_id=project.pk) == [(u.pk,) for u in units]
+    assert inlined._compiled["default"] is None
+    # a stand-in the queryset refuses (a negative slice bound)
+    sliced = queue.OrmSql(lambda project_id, n: Unit.objects.filter(project_id=project_id).order_by("id")
+                          .values_list("id")[:n], project_id=int, n=int)
+    assert sliced.rows(project_id=project.pk, n=1) == [(units[0].pk,)]
+    assert sliced._compiled["default"] is None
+    plain = queue.OrmSql(lambda project_id: Unit.objects.filter(project_id=project_id).order_by("id")
+                         .values_list("id"), project_id=int)
+    assert plain.rows(project_id=project.pk) == [(u.pk,) for u in units]
+    assert plain._compiled["default"] is not None
