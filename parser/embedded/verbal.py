@@ -527,10 +527,10 @@ def _splits(v: SpacyToken, info: VerbInfo, has_obj: bool, qi: int, qa: QAPair, a
     c = doc[end]  # the root's dependent that ends the span: climb from the span's last word
     ri = root.i
     for _ in range(8):
-        head = c.head
-        if head.i == ri or head.i == c.i or not span[0] <= head.i < span[1]:
+        up = c.head
+        if up.i == ri or up.i == c.i or not span[0] <= up.i < span[1]:
             break
-        c = head
+        c = up
     dep = c.dep_
     if c.head.i != ri or c.i <= ri or dep not in SPLIT_DEPS or dep == "prep" and c.lower_ == "of":
         return []  # "a piece of X": an of-phrase was never worth cutting on wikipedia dev (1 in 226 passed)
