@@ -24,15 +24,21 @@ from annotation_tasks.analysis.aggregation import ItemCounts, level_counts, spli
 VERDICT_COLUMNS = ["item_id", "response_id", "predicate_id", "qa_majority", "span_covered", "supported", "error"]
 
 
-def _majority_series(by_level: Mapping[str, pd.DataFrame], level: str,
-                     counts: Mapping[str, ItemCounts] | None = None) -> pd.Series:
-    """item_id → majority label of one level (tie rule of aggregation), empty when no labels."""
+def _majority_codes(by_level: Mapping[str, pd.DataFrame], level: str, ids: np.ndarray,
+                    counts: Mapping[str, ItemCounts] | None = None) -> tuple[np.ndarray, tuple[str, ...]]:
+    """The majority (a column of the level's categories, tie rule of aggregation) of each of `ids`, -1 for an
+    item without labels of that level; and the categories. Found by np.searchsorted in the sorted item ids."""
     level_labels = by_level.get(level)
-    if level_labels is None or level_labels.empty:
-        return pd.Series(dtype=object)
+    if level_labels is None or level_labels.empty or len(ids) == 0:
+        return np.full(len(ids), -1, dtype=np.int64), ()
     ic = level_counts(level_labels, level, counts)
     winner, _ = ic.majority
-    return pd.Series(np.asarray(ic.categories, dtype=object)[winner], index=ic.item_ids)
+    pos = np.minimum(np.searchsorted(ic.item_ids, ids), len(ic.item_ids) - 1)
+    return np.where(ic.item_ids[pos] == ids, winner[pos], -1), ic.categories
+
+
+def _code(categories: tuple[str, ...], name: str) -> int:
+    return categories.index(name) if name in categories else -2  # -2: never equal to a code or to "no label"
 
 
 def qa_verdicts(labels: pd.DataFrame, qas: pd.DataFrame, qa_spans: pd.DataFrame,
@@ -42,26 +48,36 @@ def qa_verdicts(labels: pd.DataFrame, qas: pd.DataFrame, qa_spans: pd.DataFrame,
     error is 'extrinsic' (span not covered), 'intrinsic' (covered, QA not supported) or None. QAs with no
     QA labels and no uncovered span are unjudged and left out. Extra columns of `qas` are carried along.
     `counts` may give each level's item_counts (aggregation.counts_by_level), shared with other sections.
+    Computed on category codes (no string comparison per QA).
     """
     by_level = dict(split_levels(labels))
-    qa_majority = _majority_series(by_level, "qa", counts)
-    span_majority = _majority_series(by_level, "span", counts)
+    qa_ids = qas["item_id"].to_numpy()
+    qa_code, qa_categories = _majority_codes(by_level, "qa", qa_ids, counts)
+    span_not_covered = np.zeros(len(qa_ids), dtype=bool)
+    if len(qa_spans):
+        span_code, span_categories = _majority_codes(by_level, "span", qa_spans["span_id"].to_numpy(), counts)
+        uncovered_links = span_code == _code(span_categories, "not_covered")
+        if uncovered_links.any():
+            span_not_covered = np.isin(qa_ids, qa_spans["qa_id"].to_numpy()[uncovered_links])
     out = qas.copy()
-    out["qa_majority"] = out["item_id"].map(qa_majority)
-    if len(qa_spans) and len(span_majority):
-        membership = qa_spans.assign(not_covered=qa_spans["span_id"].map(span_majority).eq("not_covered"))
-        uncovered = membership.groupby("qa_id")["not_covered"].any()
-        span_not_covered = out["item_id"].map(uncovered).fillna(False).astype(bool)
-    else:
-        span_not_covered = pd.Series(False, index=out.index)
+    # text columns taken from a few names by code (no text inferred per QA); code -1 (no QA label) -> missing
+    out["qa_majority"] = _texts([*qa_categories, np.nan], qa_code)
     out["span_covered"] = ~span_not_covered
-    judged = out["qa_majority"].notna() | span_not_covered
-    out["supported"] = out["qa_majority"].eq("supported") & out["span_covered"]
-    not_supported = out["qa_majority"].eq("not_supported").fillna(False).astype(bool)
-    intrinsic = pd.Series(None, index=out.index, dtype=object).mask(not_supported, "intrinsic")
-    out["error"] = intrinsic.mask(span_not_covered, "extrinsic")
-    out["error"] = out["error"].astype(object).where(out["error"].notna(), None)
+    judged = (qa_code >= 0) | span_not_covered
+    out["supported"] = (qa_code == _code(qa_categories, "supported")) & ~span_not_covered
+    not_supported = qa_code == _code(qa_categories, "not_supported")
+    error = np.where(span_not_covered, 2, np.where(not_supported, 1, 0))
+    out["error"] = pd.Series(np.asarray([None, "intrinsic", "extrinsic"], dtype=object)[error], dtype=object)
     return out[judged].reset_index(drop=True)
+
+
+def _texts(names: list, codes: np.ndarray) -> pd.Series:
+    """names[code] per row, with the dtype pandas infers for such a column: its string dtype when a text is
+    among them, object when every value is missing."""
+    used = np.unique(codes)
+    if not any(isinstance(names[c], str) for c in used):
+        return pd.Series(np.asarray(names, dtype=object)[codes])
+    return pd.Series(pd.Series(names, dtype=pd.Series(["x"]).dtype).array.take(codes))
 
 
 def response_scores(verdicts: pd.DataFrame) -> pd.DataFrame:
