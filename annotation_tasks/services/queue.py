@@ -35,12 +35,13 @@ class OrmSql:
     queryset `build(**stand_ins)` returns, where each changing value is a stand-in integer or string; each call
     swaps the real values in for the stand-ins' parameters. A value the compiler wrote into the SQL text
     instead of a parameter would make the stand-ins unfindable: then the queryset is built and run each time.
-    Rows come back as the database driver gives them (no field converters: ids, counts, flags only)."""
+    `build` returns a values_list queryset; its rows come back as the ORM gives them (the fields' converters
+    applied: datetimes, JSON, booleans on SQLite)."""
 
     def __init__(self, build, **kinds: type) -> None:
         self.build = build
         self.kinds = kinds  # name -> int or str
-        self._compiled: dict[str, tuple[str, list[tuple[str | None, Any]]] | None] = {}
+        self._compiled: dict[str, tuple[str, list[tuple[str | None, Any]], dict] | None] = {}
 
     def _stand_ins(self) -> dict[str, Any]:
         return {name: (-7_310_000_000 - i if kind is int else f"\x01stand-in-{i}\x01")
@@ -50,12 +51,15 @@ class OrmSql:
         stand_ins = self._stand_ins()
         by_value = {v: k for k, v in stand_ins.items()}
         try:
-            sql, params = self.build(**stand_ins).query.get_compiler(using=alias).as_sql()
+            compiler = self.build(**stand_ins).query.get_compiler(using=alias)
+            sql, params = compiler.as_sql()
         except (TypeError, ValueError):  # a stand-in the queryset refuses (a slice bound, say): no compiled SQL
             return None
+        # what results_iter applies to each row: {column: (converters, expression)}
+        converters = compiler.get_converters([col for col, _, _ in compiler.select[: compiler.col_count]])
         slots = [(by_value.get(p) if isinstance(p, int | str) and not isinstance(p, bool) else None, p) for p in params]
         found = {name for name, _ in slots if name}
-        return (sql, slots) if found == set(stand_ins) else None
+        return (sql, slots, converters) if found == set(stand_ins) else None
 
     def rows(self, **values: Any) -> list[tuple]:
         alias = "default"
@@ -64,10 +68,23 @@ class OrmSql:
         compiled = self._compiled[alias]
         if compiled is None:
             return list(self.build(**values))
-        sql, slots = compiled
-        with connections[alias].cursor() as cursor:
+        sql, slots, converters = compiled
+        conn = connections[alias]
+        with conn.cursor() as cursor:
             cursor.execute(sql, [values[name] if name else const for name, const in slots])
-            return cursor.fetchall()
+            rows = cursor.fetchall()
+        if not converters:
+            return rows
+        out = []
+        for row in rows:
+            row = list(row)
+            for pos, (funcs, expression) in converters.items():
+                value = row[pos]
+                for convert in funcs:
+                    value = convert(value, expression, conn)
+                row[pos] = value
+            out.append(tuple(row))
+        return out
 
 
 def timeout_for(unit: Unit) -> timedelta:

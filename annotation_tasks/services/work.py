@@ -87,6 +87,13 @@ class DraftTarget:
     timeout: timedelta
 
 
+_DRAFT_TARGET = queue.OrmSql(
+    lambda assignment_id, worker_id: Assignment.objects.filter(pk=assignment_id, worker_id=worker_id)
+    .order_by("pk").values_list("status", "expires_at", "unit__batch_id", "unit__batch__settings")[:1],
+    assignment_id=int, worker_id=int,
+)
+
+
 def draft_target(token: str) -> DraftTarget:
     """The draft PUT's token check in one narrow query: an open assignment that is not overdue is written to at
     once; any other state (overdue, expired, returned, done, unknown) goes through assignment_for_token's full
@@ -95,10 +102,9 @@ def draft_target(token: str) -> DraftTarget:
         claim = read_assignment_token(token)
     except BadToken as exc:
         raise Forbidden("invalid token") from exc
-    row = (Assignment.objects.filter(pk=claim.assignment_id, worker_id=claim.worker_id)
-           .values_list("status", "expires_at", "unit__batch_id", "unit__batch__settings").first())
-    if row is not None:
-        status, expires_at, batch_id, batch_settings = row
+    rows = _DRAFT_TARGET.rows(assignment_id=claim.assignment_id, worker_id=claim.worker_id)
+    if rows:
+        status, expires_at, batch_id, batch_settings = rows[0]
         if status == Assignment.Status.ASSIGNED and (expires_at is None or expires_at >= timezone.now()):
             return DraftTarget(claim.assignment_id, queue.timeout_of(batch_id, batch_settings))
     assignment = assignment_for_token(token, for_write=True)
@@ -238,6 +244,11 @@ _NOT_VALIDATED = ("unit__source__text", "unit__source__tokens", "unit__source__m
                   "unit__project__instructions", "unit__project__parse_policy", "unit__project__unit_caps")
 
 
+# the unit's row lock that orders a unit's submits (compiled inside a transaction: select_for_update needs one)
+_LOCK_UNIT = queue.OrmSql(lambda unit_id: Unit.objects.select_for_update().filter(pk=unit_id).values_list("pk"),
+                          unit_id=int)
+
+
 def submit(assignment: Assignment, body: Mapping[str, Any]) -> SubmitResult:
     """Validate and record a submission in one transaction; a repeat (also a concurrent one) records nothing.
 
@@ -250,7 +261,7 @@ def submit(assignment: Assignment, body: Mapping[str, Any]) -> SubmitResult:
     """
     labels, time_ms = _read_body(body)
     with transaction.atomic():
-        list(Unit.objects.select_for_update().filter(pk=assignment.unit_id).values_list("pk"))  # no-op on SQLite
+        _LOCK_UNIT.rows(unit_id=assignment.unit_id)  # FOR UPDATE; no-op on SQLite
         locked = (Assignment.objects.select_for_update(of=("self",)).select_related("unit__project", "unit__source")
                   .defer("draft", "submission", *_NOT_VALIDATED).get(pk=assignment.pk))
         if locked.status in Assignment.Status.done():

@@ -147,3 +147,19 @@ def test_compiled_sql_falls_back_to_the_queryset_when_a_value_is_not_a_parameter
                          .values_list("id"), project_id=int)
     assert plain.rows(project_id=project.pk) == [(u.pk,) for u in units]
     assert plain._compiled["default"] is not None
+
+
+def test_compiled_sql_rows_carry_the_fields_converted_as_the_orm_does():
+    from annotation_tasks.services import work
+
+    unit = make_unit("Converted", n_qas=1, wanted=1)
+    Batch.objects.filter(pk=unit.batch_id).update(settings={"assignment_duration_minutes": 7})
+    assignment = queue.assign(unit, local_worker(_annotator(unit.project, "conv-1")))
+    rows = work._DRAFT_TARGET.rows(assignment_id=assignment.pk, worker_id=assignment.worker_id)
+    assert work._DRAFT_TARGET._compiled["default"] is not None
+    orm = list(Assignment.objects.filter(pk=assignment.pk).values_list(
+        "status", "expires_at", "unit__batch_id", "unit__batch__settings"))
+    assert rows == orm and rows[0][3] == {"assignment_duration_minutes": 7}
+    assert rows[0][1] == assignment.expires_at and rows[0][1].tzinfo is not None
+    assert work.draft_target(assignment_token(assignment)).timeout == timedelta(minutes=7)
+    assert work._DRAFT_TARGET.rows(assignment_id=assignment.pk, worker_id=assignment.worker_id + 1) == []
