@@ -2,9 +2,10 @@
 
 Every frame is built from .values_list(...) (no model instances) and JSON keys are read in SQL
 (metadata__dataset), so a project with a million labels loads without materialising a million objects. The big
-all-integer frames (label rows, items, QAs, QA-span links) go further (`_number_records`): the SQL Django builds is
-run on the cursor and its rows turned into one numpy block per chunk (no Django converters per value, no pandas
-type inference, no object column).
+all-integer frames (label rows, items, QAs, QA-span links, assignments) go further (`_number_records`): the
+database packs each column of the SQL Django builds into one value, which numpy decodes (no Python object per row
+or value, no Django converter, no pandas type inference, no object column); joins to items, workers and responses
+are done in numpy on sorted ids.
 Columns are the frame contract the analysis and the exporters rely on:
 
 - responses: response_id, external_id, source_id, system, dataset, abstained, split
