@@ -494,7 +494,9 @@ class Split:
     features: list[str]
 
 
-SPLIT_DEPS = frozenset({"prep", "relcl", "acl", "appos", "conj", "advcl", "npadvmod"})
+# not relative clauses or participles: "who died in 2005" answers no question about the verb (it only overlaps
+# gold's whole noun phrase); cutting them gained 0.0024 CV F1 on wikipedia, through that overlap
+SPLIT_DEPS = frozenset({"prep", "appos", "conj", "advcl", "npadvmod"})
 _CLOSING_TAGS = frozenset({".", ",", ":", "-RRB-", "''"})
 
 

@@ -29,7 +29,11 @@ from typing import Any
 from parser import evaluation, lexicon
 from parser.embedded import load_spacy
 from parser.embedded.verbal import ARGUMENT_MODEL_PATH, VERBAL_ARGUMENT_FEATURE_VERSION, Split, candidate_qas
-from parser.training.linear_fit import fit
+from parser.training.linear_fit import THRESHOLDS, fit
+
+# A cut is made only when it more likely adds a match than not (its probability is P(gain > 0)): lower
+# thresholds add a little CV F1 through cuts that are mostly wrong ("less than one serving ~!~ a day").
+SPLIT_THRESHOLDS = tuple(t for t in THRESHOLDS if t >= 0.5)
 
 
 def extract(gold: evaluation.GoldSet, iou: float, split_examples: list[dict] | None = None) -> tuple[list[dict], int]:
@@ -114,7 +118,7 @@ def main(argv: list[str] | None = None) -> None:
     matched = sum(e["label"] for e in examples)
     gains = [e.pop("gain") for e in split_examples]
     split = fit(split_examples, split_gain(matched, len(examples), gold_total, gains, args.min_precision),
-                min_count=args.min_count, c_grid=(0.1, 0.3, 1.0))
+                min_count=args.min_count, c_grid=(0.1, 0.3, 1.0), thresholds=SPLIT_THRESHOLDS)
     artefact = {
         "feature_version": VERBAL_ARGUMENT_FEATURE_VERSION,
         "about": "P(a rule's verbal answer matches a QA-SRL GS answer at IOU >= 0.5): sigmoid(intercept + sum of weights)",

@@ -102,11 +102,11 @@ def test_precision_first_objective_prefers_any_threshold_that_reaches_the_precis
 @pytest.mark.shared_data
 def test_verbal_arguments_on_wikinews_dev_do_not_regress(embedded: EmbeddedParser) -> None:
     """Held out from the scorers' fitting; 0.655 before issue 11, 0.661 before the scorer, 0.667 (P 0.777) before
-    the boundary step, 0.676 (P 0.758) with it. The issue's 0.70 / P 0.85 is not reached yet."""
+    the boundary step, 0.674 (P 0.771) with it. The issue's 0.70 / P 0.85 is not reached yet."""
     gold = evaluation.load_qasrl_gs(shared_file("qasrl_gs", "wikinews.dev.gold.csv"),
                                     shared_file("qasrl_gs", "wikinews.dev.full.csv"))
     report = evaluation.evaluate_verbal(gold, embedded.parse_tokenized, evaluation.QA_SRL_GS_IOU)
-    assert report.arguments.f1 >= 0.672 and report.arguments.precision >= 0.75, report.as_dict()
+    assert report.arguments.f1 >= 0.672 and report.arguments.precision >= 0.765, report.as_dict()
     assert report.valid_questions == report.questions
 
 
