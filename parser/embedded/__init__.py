@@ -111,6 +111,9 @@ class EmbeddedParser:
                 for i, (a, n) in enumerate(doc.to_array([IDX, LENGTH]).tolist())
             ]
             frames = [f for per in self.frames_for_sentences(jobs) for f in per]
+            # the rules' per-doc caches (the token view, memoized spans) refer back to the doc: drop them so the
+            # doc is freed now rather than by the garbage collector
+            doc.user_data.clear()
             yield ParsedText(text, tokens, sentences, frames, self.name)
 
     def parse_pretokenized(self, text: str, token_rows: Sequence[Sequence], sentence_rows: Sequence[dict]) -> ParsedText:

@@ -4,7 +4,7 @@ from __future__ import annotations
 from spacy.tokens import Token as SpacyToken
 
 from parser.embedded.questions import VerbInfo, make_question, qa_pair
-from parser.embedded.syntax import subtree_span
+from parser.embedded.syntax import span_text, subtree_span
 from parser.embedded.wordclass import core_wh, filler
 from parser.types import PredicateFrame
 
@@ -25,12 +25,12 @@ def copular_frame(be: SpacyToken, offset: int, sentence_index: int) -> Predicate
     if q1 is not None and a_span[0] < a_span[1]:
         qa = qa_pair(q1, s_span, doc, offset)
         if qa is not None:
-            qa.question = f"{core_wh(subj).capitalize()} {verb_text}{neg} {doc[a_span[0]:a_span[1]].text}?"
+            qa.question = f"{core_wh(subj).capitalize()} {verb_text}{neg} {span_text(doc, a_span)}?"
             frame.qas.append(qa)
     q2 = make_question(VerbInfo("be", modal="might"), "what" if attr.tag_ not in {"JJ", "JJR", "JJS"} else "how", subj=filler(subj))
     if q2 is not None and s_span[0] < s_span[1]:
         qa = qa_pair(q2, a_span, doc, offset)
         if qa is not None:
-            qa.question = f"{'What' if q2[0] == 'what' else 'How'} {verb_text}{neg} {doc[s_span[0]:s_span[1]].text}?"
+            qa.question = f"{'What' if q2[0] == 'what' else 'How'} {verb_text}{neg} {span_text(doc, s_span)}?"
             frame.qas.append(qa)
     return frame if frame.qas else None

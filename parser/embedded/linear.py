@@ -10,7 +10,9 @@ import json
 import math
 from collections.abc import Iterable
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, reduce
+from itertools import repeat
+from operator import add
 from pathlib import Path
 
 DATA_DIR = Path(__file__).resolve().parent.parent / "data"
@@ -27,10 +29,9 @@ class LinearModel:
     threshold: float
 
     def probability(self, features: Iterable[str]) -> float:
-        get = self.weights.get
-        z = self.intercept
-        for f in features:  # a plain loop: the parser calls this for every candidate noun and argument
-            z += get(f, 0.0)
+        # summed left to right from the intercept (as a loop would: the same float), in C: the parser calls
+        # this for every candidate noun and argument
+        z = reduce(add, map(self.weights.get, features, repeat(0.0)), self.intercept)
         return 1.0 / (1.0 + math.exp(-z)) if z > -30 else 0.0
 
 

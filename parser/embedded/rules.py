@@ -3,6 +3,8 @@
 The rules themselves live beside this module, one per seam: `syntax` (tag classes, spans), `wordclass`
 (person / time / place), `arguments` (subjects, PPs, adverbials shared by all predicates), `questions`
 (7-slot question text, QA pairs), `verbal`, `copular` and `nominal` (each kind's arguments and questions).
+They read the parse through `view.doc_view` (every token attribute computed once per doc), not through spaCy's
+Token objects, which are built anew, with their strings decoded anew, on every access.
 """
 from __future__ import annotations
 
@@ -13,13 +15,14 @@ from parser.embedded.copular import copular_frame
 from parser.embedded.nominal import detect_nominal, nominal_frame
 from parser.embedded.syntax import AUX_DEPS, NOUN_TAGS, VERB_TAGS
 from parser.embedded.verbal import is_verbal_predicate, verbal_frame
+from parser.embedded.view import DocView, doc_view
 from parser.types import PredicateFrame
 
 __all__ = ["copular_frame", "detect_nominal", "frames_for", "is_verbal_predicate", "nominal_frame", "verbal_frame"]
 
 
 def frames_for(
-    sent: Span | Doc,
+    sent: Span | Doc | DocView,
     offset: int = 0,
     sentence_index: int = 0,
     predicates: list[int] | None = None,
@@ -28,11 +31,15 @@ def frames_for(
     nominal_predicates: list[int] | None = None,
 ) -> list[PredicateFrame]:
     """All frames of one sentence; `predicates` (sentence-relative indices) overrides verbal detection."""
-    base = sent.start if isinstance(sent, Span) else 0
+    view = doc_view(sent)
+    if isinstance(sent, Span):
+        base, tokens = sent.start, view.tokens[sent.start : sent.end]
+    else:
+        base, tokens = 0, view.tokens
     frames: list[PredicateFrame] = []
     chosen = {base + i for i in predicates} if predicates is not None else None
     noms = {base + i for i in nominal_predicates} if nominal_predicates is not None else None
-    for tok in sent:  # one pass: every spaCy token access builds a Python object
+    for tok in tokens:
         tag = tok.tag_
         if chosen is not None:
             if tok.i in chosen:

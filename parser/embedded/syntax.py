@@ -5,6 +5,8 @@ from spacy.attrs import DEP
 from spacy.tokens import Doc, Span
 from spacy.tokens import Token as SpacyToken
 
+from parser.embedded.view import DocView
+
 PUNCT_TAGS = frozenset({",", ".", ":", "``", "''", "-LRB-", "-RRB-", "HYPH", "NFP", '"', "$"}) - {"$"}
 EDGE_DEPS = frozenset({"cc", "punct", "preconj"})
 TRIM_END_DEPS = frozenset({"cc", "punct"})
@@ -41,6 +43,13 @@ def subtree_span(tok: SpacyToken, stop: SpacyToken | None = None) -> tuple[int, 
     A noun phrase ends before an aside set off by a comma or a bracket ("The Phoenicians, the first to sail
     around Africa", "Tree branches, especially of conifers"): QA-SRL annotators answer with the phrase before it.
     """
+    doc = tok.doc
+    memo = doc.memo if isinstance(doc, DocView) else None  # the same phrases are asked about for many predicates
+    if memo is not None:
+        key = (tok.i, -1 if stop is None else stop.i)
+        found = memo.get(key)
+        if found is not None:
+            return found
     start, end = tok.left_edge.i, tok.right_edge.i + 1
     if stop is not None:
         if stop.i > tok.i:
@@ -49,7 +58,10 @@ def subtree_span(tok: SpacyToken, stop: SpacyToken | None = None) -> tuple[int, 
             start = max(start, stop.right_edge.i + 1)
     if tok.n_rights and tok.tag_ in NOMINAL_HEAD_TAGS:
         end = min(end, _aside_start(tok, end))
-    return trim(tok.doc, start, end)
+    span = trim(doc, start, end)
+    if memo is not None:
+        memo[key] = span
+    return span
 
 
 def _aside_start(tok: SpacyToken, end: int) -> int:
@@ -89,13 +101,25 @@ def doc_text(doc: Doc) -> str:
     return text
 
 
-def conj_heads(doc: Doc) -> frozenset[int]:
-    """Indices of the tokens that have a `conj` dependent, read once per parse from spaCy's arrays: most
-    arguments have none, and finding that out through `tok.children` scans the whole subtree each time."""
+def span_text(doc: Doc | DocView, span: tuple[int, int]) -> str:
+    """The text of a token span with its inner spacing, as spaCy's `doc[a:b].text` (no Span built)."""
+    start, end = span
+    if start >= end:
+        return ""
+    last = doc[end - 1]
+    return doc_text(doc)[doc[start].idx : last.idx + len(last.text)]
+
+
+def conj_heads(doc: Doc | DocView) -> frozenset[int]:
+    """Indices of the tokens that have a `conj` dependent, read once per parse: most arguments have none, and
+    finding that out through `tok.children` scans the whole subtree each time."""
     found = doc.user_data.get("_factcrowd_conj_heads")
     if found is None:
-        conjuncts = (doc.to_array(DEP) == doc.vocab.strings["conj"]).nonzero()[0].tolist()
-        found = frozenset(doc[i].head.i for i in conjuncts)
+        if isinstance(doc, DocView):
+            found = frozenset([t.head.i for t in doc if t.dep_ == "conj"])
+        else:
+            conjuncts = (doc.to_array(DEP) == doc.vocab.strings["conj"]).nonzero()[0].tolist()
+            found = frozenset(doc[i].head.i for i in conjuncts)
         doc.user_data["_factcrowd_conj_heads"] = found
     return found
 

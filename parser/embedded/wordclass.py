@@ -8,17 +8,17 @@ from spacy.tokens import Token as SpacyToken
 from parser import lexicon
 from parser.embedded import words as W
 from parser.embedded.syntax import NOUN_TAGS, PROPER_TAGS
+from parser.embedded.view import DocView, TokenView
 
 
-def is_person(tok: SpacyToken) -> bool:
+def is_person(tok: SpacyToken | TokenView) -> bool:
     """Cached per token: the same subject is asked about for every predicate it belongs to."""
-    user_data = tok.doc.user_data
-    cache = user_data.get("_factcrowd_person")
-    if cache is None:
-        cache = user_data["_factcrowd_person"] = {}
-    found = cache.get(tok.i)
+    doc = tok.doc
+    cache = doc.memo if type(doc) is DocView else doc.user_data.setdefault("_factcrowd_person", {})
+    key = ("person", tok.i)
+    found = cache.get(key)
     if found is None:
-        found = cache[tok.i] = _is_person(tok)
+        found = cache[key] = _is_person(tok)
     return found
 
 
