@@ -13,6 +13,7 @@ doc as spaCy's Token does.
 """
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections.abc import Iterator
 from typing import Any
 
@@ -28,12 +29,16 @@ _STRINGS_CAP = 1 << 20
 class TokenView:
     """One token of a parsed doc, with spaCy Token's attribute names."""
 
-    __slots__ = ("i", "doc", "text", "lower_", "tag_", "dep_", "idx", "is_alpha", "is_sent_start", "head",
-                 "lefts", "rights", "children", "n_lefts", "n_rights", "left_edge", "right_edge", "_sent")
+    __slots__ = ("i", "doc", "text", "lower_", "tag_", "dep_", "idx", "is_alpha", "head", "lefts", "rights",
+                 "children", "n_lefts", "n_rights", "left_edge", "right_edge")
 
     @property
     def sent(self) -> SentView:
-        return self.doc.sentences[self._sent]
+        return self.doc.sentences[bisect_right(self.doc.starts, self.i) - 1]
+
+    @property
+    def is_sent_start(self) -> bool | None:
+        return self.doc.sent_start[self.i]
 
     @property
     def subtree(self) -> Iterator[TokenView]:
@@ -131,7 +136,7 @@ class DocView(list):
     A slice is a list of TokenViews, not a spaCy Span (take `.doc[a:b]` for one); `memo` keeps what the rules
     compute once per doc (subtree spans)."""
 
-    __slots__ = ("doc", "sentences", "user_data", "vocab", "memo")
+    __slots__ = ("doc", "sentences", "starts", "sent_start", "user_data", "vocab", "memo")
 
     def __init__(self, doc: Doc):
         super().__init__()
@@ -140,6 +145,8 @@ class DocView(list):
         self.vocab = doc.vocab
         self.memo: dict[Any, Any] = {}
         self.sentences: list[SentView] = []
+        self.starts: list[int] = []  # first token of each sentence
+        self.sent_start: list[bool | None] = []  # spaCy's is_sent_start per token
         _build(self, doc)
 
     @property
@@ -234,15 +241,9 @@ def _build(view: DocView, doc: Doc) -> None:
     tokens: list[TokenView] = [new(TokenView) for _ in range(n)]
     view.extend(tokens)
     kids: list[list[TokenView] | None] = [None] * n
-    sent = -1
     for i, t in enumerate(tokens):
         t.i, t.doc, t.text, t.lower_, t.tag_, t.dep_, t.idx, t.is_alpha = (
             i, view, orth[i], lower[i], tag[i], dep[i], idx[i], alpha[i] == 1)
-        s = start[i]
-        t.is_sent_start = None if s == 0 else s > 0
-        if s > 0 or i == 0:
-            sent += 1
-        t._sent = sent
         h = i + rel[i]
         if h != i:
             t.head = tokens[h]
@@ -284,7 +285,8 @@ def _build(view: DocView, doc: Doc) -> None:
             setattr(twin, name, getattr(t, name))
         twin.head = t
         t.head = twin
-    starts = [t.i for t in tokens if t.i == 0 or t.is_sent_start]
+    view.sent_start = [None if s == 0 else s > 0 for s in start]
+    view.starts = starts = [i for i, s in enumerate(start) if s > 0 or i == 0]
     view.sentences = [SentView(view, s, e) for s, e in zip(starts, starts[1:] + [n], strict=True)]
 
 
