@@ -55,7 +55,19 @@ def core_wh(tok: SpacyToken) -> str:
     return "who" if is_person(tok) else "what"
 
 
-def is_time(tok: SpacyToken) -> bool:
+def is_time(tok: SpacyToken | TokenView) -> bool:
+    """Cached per token of a view: the same heads are classed for every question and answer they head."""
+    doc = tok.doc
+    if type(doc) is not DocView:
+        return _is_time(tok)
+    key = ("time", tok.i)
+    found = doc.memo.get(key)
+    if found is None:
+        found = doc.memo[key] = _is_time(tok)
+    return found
+
+
+def _is_time(tok: SpacyToken | TokenView) -> bool:
     low = tok.lower_
     if low in W.TIME_NOUNS:
         return True
