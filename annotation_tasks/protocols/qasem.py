@@ -96,16 +96,16 @@ def qa_items_of(response_ids: list[int], qa_queryset, shown: dict[int, Shown]) -
         span_qas.setdefault(span_id, []).append(qa_id)
     spans: dict[int, list[dict]] = {rid: [] for rid in response_ids}
     qa_ids = {rid: {q["id"] for q in rows} for rid, rows in qas.items()}
-    for span in AnswerSpan.objects.filter(response_id__in=response_ids).order_by("order", "start", "id").values(
-        "id", "start", "end", "text", "response_id"
-    ):
-        rid = span.pop("response_id")
-        all_ids = sorted(span_qas.get(span["id"], []))
+    for span_id, start, end, text, rid in AnswerSpan.objects.filter(response_id__in=response_ids).order_by(
+        "order", "start", "id"
+    ).values_list("id", "start", "end", "text", "response_id"):
+        span: dict[str, Any] = {"id": span_id, "start": start, "end": end, "text": text}
+        all_ids = sorted(span_qas.get(span_id, []))
         span_qa_ids = [i for i in all_ids if i in qa_ids[rid]]
         if all_ids and not span_qa_ids:
             continue  # every QA of this span was judged invalid
         spans[rid].append({**span, "qa_ids": span_qa_ids})
-        shown[rid].spans.append(span["id"])
+        shown[rid].spans.append(span_id)
     for rid in response_ids:
         shown[rid].qas.extend(q["id"] for q in qas[rid])
     return {

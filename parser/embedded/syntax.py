@@ -93,7 +93,7 @@ def np_antecedent(noun: SpacyToken, clause: SpacyToken) -> tuple[int, int]:
     return subtree_span(noun, stop=clause)
 
 
-def doc_text(doc: Doc) -> str:
+def doc_text(doc: Doc | DocView) -> str:
     """doc.text rebuilds the string from every token on each access: keep it once per doc."""
     text = doc.user_data.get("_factcrowd_text")
     if text is None:

@@ -31,6 +31,23 @@ class TokenView:
 
     __slots__ = ("i", "doc", "text", "lower_", "tag_", "dep_", "idx", "is_alpha", "head", "lefts", "rights",
                  "children", "n_lefts", "n_rights", "left_edge", "right_edge")
+    # the slots' types (annotations only: with __slots__ they make no class attributes)
+    i: int
+    doc: DocView
+    text: str
+    lower_: str
+    tag_: str
+    dep_: str
+    idx: int
+    is_alpha: bool
+    head: TokenView  # None only inside _build, before the roots get their twins
+    lefts: tuple[TokenView, ...]
+    rights: tuple[TokenView, ...]
+    children: tuple[TokenView, ...]
+    n_lefts: int
+    n_rights: int
+    left_edge: TokenView
+    right_edge: TokenView
 
     @property
     def sent(self) -> SentView:
@@ -166,7 +183,7 @@ class DocView(list):
             raise AttributeError(name)
         return getattr(self.doc, name)
 
-    __hash__ = object.__hash__  # one view per doc; never equal to another
+    __hash__ = object.__hash__  # type: ignore[assignment]  # one view per doc; never equal to another
 
     def __eq__(self, other: object) -> bool:
         return self is other
@@ -253,9 +270,9 @@ def _build(view: DocView, doc: Doc) -> None:
             else:
                 k.append(t)
         else:  # the root: its head is a twin, filled below, so that `root.head is root` stays False as in spaCy
-            t.head = None
+            t.head = None  # type: ignore[assignment]
     lefts, rights = _edges([i + r for i, r in enumerate(rel)])
-    roots = []
+    roots: list[TokenView] = []
     for i, t in enumerate(tokens):
         left, right = lefts[i], rights[i]
         t.left_edge, t.right_edge = tokens[left], tokens[right]

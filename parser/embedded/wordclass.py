@@ -22,7 +22,7 @@ def is_person(tok: SpacyToken | TokenView) -> bool:
     return found
 
 
-def _is_person(tok: SpacyToken) -> bool:
+def _is_person(tok: SpacyToken | TokenView) -> bool:
     low = tok.lower_
     if tok.tag_ in {"PRP", "WP"}:
         return low in W.PERSON_PRONOUNS
