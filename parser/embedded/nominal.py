@@ -6,7 +6,7 @@ the possessor, compounds and 'by' give the agent, 'of' the theme, PPs and the cl
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 from spacy.tokens import Token as SpacyToken
 
@@ -457,18 +457,19 @@ def _clause_object(n: SpacyToken, gov: SpacyToken) -> Arg | None:
 def nominal_questions(verb: str, found: NounArgs) -> list[Question]:
     """QANom's questions: the verb in the past tense, the theme passive unless the verb is unaccusative."""
     info = VerbInfo(verb, past=True)
+    passive = VerbInfo(verb, past=True, passive=True)  # what replace(info, passive=True) gives, without its cost
     agent, theme = found.agent, found.theme
     qas: list[Question] = []
     if theme is not None:
         if agent is None and verb in W.UNACCUSATIVE:
             qas.append((make_question(info, theme.wh), theme))
         else:
-            qas.append((make_question(replace(info, passive=True), theme.wh), theme))
+            qas.append((make_question(passive, theme.wh), theme))
     if agent is not None:
         qas.append((make_question(info, agent.wh, obj="something" if theme is None else filler(theme.head)), agent))
     for a in found.extra:
         if a.kind == "obj":
-            qas.append((make_question(replace(info, passive=True), a.wh), a))
+            qas.append((make_question(passive, a.wh), a))
         else:
             qas.append((make_question(info, a.wh, obj="something" if theme is None else filler(theme.head)), a))
     for a in found.adjuncts:
@@ -509,13 +510,25 @@ def argument_features(n: SpacyToken, arg: Arg, context: tuple[str, str, str, lis
     rules that filled the noun's agent and theme slots, and the noun's context."""
     ndep, verb, gov_stem, shared = context
     rule = arg.rule or arg.kind
-    feats = ["bias", f"rule={rule}", f"rule_wh={rule}:{arg.wh}", f"ndep={ndep}", f"rule_ndep={rule}:{ndep}",
-             f"rule_v={rule}:{verb}", f"v_wh={verb}:{arg.wh}", *shared]
+    key = (rule, arg.wh, ndep, verb)
+    prefix = _PREFIXES.get(key)
+    if prefix is None:
+        if len(_PREFIXES) >= _PARTS_CAP:
+            _PREFIXES.clear()
+        prefix = _PREFIXES[key] = ("bias", f"rule={rule}", f"rule_wh={rule}:{arg.wh}", f"ndep={ndep}",
+                                   f"rule_ndep={rule}:{ndep}", f"rule_v={rule}:{verb}", f"v_wh={verb}:{arg.wh}")
+    feats = [*prefix, *shared]
     head = arg.head
     if head is not None:
         cls = "person" if is_person(head) else "time" if is_time(head) else "other"
-        feats += [f"htag={rule}:{head.tag_}", f"hdep={rule}:{head.dep_}", f"hclass={rule}:{cls}",
-                  f"hword={rule}:{head.lower_}"]
+        hkey = (rule, head.tag_, head.dep_, cls, head.lower_)
+        part = _HEAD_PARTS.get(hkey)
+        if part is None:
+            if len(_HEAD_PARTS) >= _PARTS_CAP:
+                _HEAD_PARTS.clear()
+            part = _HEAD_PARTS[hkey] = (f"htag={rule}:{head.tag_}", f"hdep={rule}:{head.dep_}", f"hclass={rule}:{cls}",
+                                        f"hword={rule}:{head.lower_}")
+        feats += part
     i = n.i
     start, end = arg.span
     gap = start - i if start > i else i - end + 1
@@ -529,6 +542,12 @@ def argument_features(n: SpacyToken, arg: Arg, context: tuple[str, str, str, lis
         feats += [f"slots={rule}:{agent.rule if agent is not None else '-'}/{theme.rule if theme is not None else '-'}",
                   f"extras={rule}:{_bucket(len(found.extra))}"]
     return feats
+
+
+# argument_features' label-only parts, built once per label tuple (same strings, fewer f-strings per answer)
+_PREFIXES: dict[tuple[str, str, str, str], tuple[str, ...]] = {}
+_HEAD_PARTS: dict[tuple[str, str, str, str, str], tuple[str, ...]] = {}
+_PARTS_CAP = 1 << 16
 
 
 def argument_model() -> LinearModel:

@@ -98,7 +98,17 @@ def qa_pair(slots: tuple[str, ...] | None, span: tuple[int, int], doc: Doc, offs
     start, end = span
     first, last = doc[start], doc[end - 1]
     text = doc_text(doc)[first.idx : last.idx + len(last)]
-    return QAPair(slots, qasrl_slots.render(slots), [Answer(start + offset, end + offset, text)], qasrl_slots.role_of(slots))
+    rendered = _RENDERED.get(slots)
+    if rendered is None:
+        if len(_RENDERED) >= _RENDERED_CAP:
+            _RENDERED.clear()
+        rendered = _RENDERED[slots] = (qasrl_slots.render(slots), qasrl_slots.role_of(slots))
+    return QAPair(slots, rendered[0], [Answer(start + offset, end + offset, text)], rendered[1])
+
+
+# slots -> (question text, role): the same few thousand questions recur in every document
+_RENDERED: dict[tuple[str, ...], tuple[str, str]] = {}
+_RENDERED_CAP = 1 << 16
 
 
 def conjunct_spans(span: tuple[int, int], head: SpacyToken | None) -> list[tuple[int, int]]:

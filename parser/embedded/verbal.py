@@ -5,7 +5,9 @@ import json
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from functools import cache, lru_cache
+from functools import cache, lru_cache, reduce
+from itertools import repeat
+from operator import add
 
 from spacy.tokens import Token as SpacyToken
 
@@ -100,10 +102,11 @@ def verb_info(v: SpacyToken, stem: str) -> VerbInfo:
     auxes = own_aux(v)
     if not auxes and v.dep_ == "conj" and v.tag_ in {"VBN", "VBG"} and v.head.tag_ == v.tag_:
         auxes = own_aux(v.head)
-    negated = any(c.dep_ == "neg" for c in v.children)
+    deps = {c.dep_ for c in v.children}  # one pass over the children for both checks
+    negated = "neg" in deps
     t = _Tense(past=v.tag_ == "VBD")
     _read_auxiliaries(v, auxes, t)
-    if any(c.dep_ in {"nsubjpass", "csubjpass"} for c in v.children):
+    if "nsubjpass" in deps or "csubjpass" in deps:
         t.passive = True
     if v.tag_ == "VBN" and not auxes and v.dep_ in {"acl", "amod", "advcl", "conj", "xcomp", "ccomp", "oprd",
                                                      "prep", "pcomp", "advmod", "npadvmod", "relcl", "parataxis"}:
@@ -343,6 +346,12 @@ def _quoted_clause(v: SpacyToken, found: _VerbArgs) -> None:
 # ------------------------------------------------------------------------------------------------ questions
 
 
+@lru_cache(maxsize=4096)
+def _active(info: VerbInfo) -> VerbInfo:
+    """The active twin of a passive conjugation (the agent's question), cached: dataclasses.replace is slow."""
+    return replace(info, passive=False)
+
+
 def questions_for(info: VerbInfo, args: list[Arg], has_obj: bool) -> list[Question]:
     """One question per argument, phrased with the other core arguments as someone/something."""
     subj = next((a for a in args if a.kind == "subj"), None)
@@ -350,7 +359,7 @@ def questions_for(info: VerbInfo, args: list[Arg], has_obj: bool) -> list[Questi
     subj_fill = filler(subj.head) if subj else "someone"
     obj_fill = filler(obj.head) if obj and obj.head is not None else "something"
     own_obj = obj_fill if has_obj and not info.passive else EMPTY
-    active = replace(info, passive=False) if info.passive else info  # replace() is slow; most verbs are active
+    active = _active(info) if info.passive else info  # replace() is slow; most verbs are active
     out: list[Question] = []
     for a in args:
         wh = a.wh or (core_wh(a.head) if a.head is not None else "what")
@@ -451,17 +460,24 @@ def argument_features(v: SpacyToken, arg: Arg, span: tuple[int, int], pieces: in
     side = "R" if start > vi else "L"
     gap = start - vi if start > vi else vi - end + 1
     length = _bucket(end - start)
-    feats = ["bias", f"r={rule}", f"cls={cls}", f"r_cls={rule}:{cls}", f"r_vdep={rule}:{v.dep_}",
-             f"r_voice={rule}:{voice}", f"len={rule}:{length}", f"dist={rule}:{side}{_bucket(gap)}",
+    key = (rule, cls, v.dep_, voice)
+    prefix = _PREFIXES.get(key)
+    if prefix is None:  # the parts that depend only on the rule, the question class and the verb: few, recurring
+        prefix = _PREFIXES[key] = ("bias", f"r={rule}", f"cls={cls}", f"r_cls={rule}:{cls}", f"r_vdep={rule}:{v.dep_}",
+                                   f"r_voice={rule}:{voice}")
+    feats = [*prefix, f"len={rule}:{length}", f"dist={rule}:{side}{_bucket(gap)}",
              f"first={rule}:{first.lower_ if first.tag_ in _FUNCTION_TAGS else first.tag_}",
              f"last={last.tag_}", f"r_last={rule}:{last.tag_}", f"cls_len={cls}:{length}"]
     head = arg.head
     if head is not None:
         htag = head.tag_
-        hclass = "person" if is_person(head) else _head_class(head)
-        feats += [f"htag={rule}:{htag}", f"hdep={rule}:{head.dep_}", f"hclass={cls}:{hclass}"]
-        if htag in _FUNCTION_TAGS:
-            feats.append(f"hword={rule}:{head.lower_}")
+        hclass = "person" if is_person(head) else "time" if is_time(head) else "other"
+        hkey = (rule, cls, htag, head.dep_, hclass, head.lower_ if htag in _FUNCTION_TAGS else None)
+        part = _HEAD_PARTS.get(hkey)
+        if part is None:
+            part = _HEAD_PARTS[hkey] = (f"htag={rule}:{htag}", f"hdep={rule}:{head.dep_}", f"hclass={cls}:{hclass}",
+                                        *((f"hword={rule}:{hkey[5]}",) if hkey[5] is not None else ()))
+        feats += part
     if span == arg.mention:
         feats += ["mention", f"mention={rule}:{first.tag_}"]
     elif pieces > 1:
@@ -471,13 +487,15 @@ def argument_features(v: SpacyToken, arg: Arg, span: tuple[int, int], pieces: in
     return feats
 
 
+# argument_features' parts that depend only on a few labels, built once per label tuple (the strings are the
+# same; building ~12 f-strings per answer was a tenth of the rule time)
+_PREFIXES: dict[tuple[str, str, str, str], tuple[str, ...]] = {}
+_HEAD_PARTS: dict[tuple[str, str, str, str, str, str | None], tuple[str, ...]] = {}
+
+
 def _head_class(head: SpacyToken) -> str:
-    """'time' or 'other', cached per token (is_time reads the token's children; heads recur across questions)."""
-    cache = head.doc.user_data.setdefault("_factcrowd_verbal_time", {})
-    found = cache.get(head.i)
-    if found is None:
-        found = cache[head.i] = "time" if is_time(head) else "other"
-    return found
+    """'time' or 'other' (is_time caches per token)."""
+    return "time" if is_time(head) else "other"
 
 
 @dataclass(slots=True)
@@ -667,9 +685,7 @@ def verbal_frame(v: SpacyToken, offset: int, sentence_index: int) -> PredicateFr
     for qi, (qa, feats) in enumerate(candidates):
         kept = []
         for f, answer in zip(feats, qa.answers, strict=True):
-            z = shared
-            for name in f:
-                z += get(name, 0.0)
+            z = reduce(add, map(get, f, repeat(0.0)), shared)  # same order as a loop of +=, so the same float
             p = 1.0 / (1.0 + math.exp(-z)) if z > -30 else 0.0
             if p >= model.threshold:
                 kept.append((p, answer))
