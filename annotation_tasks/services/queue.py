@@ -11,7 +11,7 @@ database makes it wait (busy_timeout) instead of failing: nothing is retried her
 from __future__ import annotations
 
 import time
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from django.conf import settings
@@ -32,7 +32,9 @@ class OrmSql:
 
     On the annotator's hot path Django spent more CPU building and compiling `next`'s queries than PostgreSQL
     spent running them. The SQL here is the ORM's own (same joins, filters, ordering, limit), compiled from the
-    queryset `build(**stand_ins)` returns, where each changing value is a stand-in integer or string; each call
+    queryset `build(**stand_ins)` returns, where each changing value is a stand-in integer, string or datetime
+    (a datetime stays one only where the backend passes it as is: PostgreSQL; SQLite's text form is not found, so
+    there the queryset is built each time); each call
     swaps the real values in for the stand-ins' parameters. A value the compiler wrote into the SQL text
     instead of a parameter would make the stand-ins unfindable: then the queryset is built and run each time.
     `build` returns a values_list queryset; its rows come back as the ORM gives them (the fields' converters
@@ -40,12 +42,18 @@ class OrmSql:
 
     def __init__(self, build, **kinds: type) -> None:
         self.build = build
-        self.kinds = kinds  # name -> int or str
+        self.kinds = kinds  # name -> int, str or datetime
         self._compiled: dict[str, tuple[str, list[tuple[str | None, Any]], dict] | None] = {}
 
     def _stand_ins(self) -> dict[str, Any]:
-        return {name: (-7_310_000_000 - i if kind is int else f"\x01stand-in-{i}\x01")
-                for i, (name, kind) in enumerate(self.kinds.items())}
+        def stand_in(i: int, kind: type) -> Any:
+            if kind is int:
+                return -7_310_000_000 - i
+            if kind is datetime:
+                return datetime(1901, 2, 3, 4, 5, 6, 7310 + i, tzinfo=UTC)
+            return f"\x01stand-in-{i}\x01"
+
+        return {name: stand_in(i, kind) for i, (name, kind) in enumerate(self.kinds.items())}
 
     def _compile(self, alias: str):
         stand_ins = self._stand_ins()
@@ -57,7 +65,8 @@ class OrmSql:
             return None
         # what results_iter applies to each row: {column: (converters, expression)}
         converters = compiler.get_converters([col for col, _, _ in compiler.select[: compiler.col_count]])
-        slots = [(by_value.get(p) if isinstance(p, int | str) and not isinstance(p, bool) else None, p) for p in params]
+        slots = [(by_value.get(p) if isinstance(p, int | str | datetime) and not isinstance(p, bool) else None, p)
+                 for p in params]
         found = {name for name, _ in slots if name}
         return (sql, slots, converters) if found == set(stand_ins) else None
 
@@ -112,11 +121,30 @@ def slot_holders(assignments: QuerySet[Assignment], project_id: int | Any) -> Qu
     return holders.exclude(worker__user__is_superuser=True).exclude(worker__user_id__in=researchers.values("user_id"))
 
 
+def _holders_counted(statuses: list[str]) -> OrmSql:
+    """slot_holders(...).count() of a unit's assignments in `statuses`, as compiled-once SQL: grouped by the unit,
+    so one row with the count, or none for no holder (holders_count reads it)."""
+    return OrmSql(lambda unit_id, project_id: slot_holders(
+        Assignment.objects.filter(unit_id=unit_id, status__in=statuses), project_id)
+        .order_by().values("unit_id").annotate(n=Count("pk")).values_list("n"),
+        unit_id=int, project_id=int)
+
+
+def holders_count(query: OrmSql, unit_id: int, project_id: int) -> int:
+    rows = query.rows(unit_id=unit_id, project_id=project_id)
+    return rows[0][0] if rows else 0
+
+
+_ACTIVE_HOLDERS = _holders_counted(ACTIVE)
+COUNTED_HOLDERS = _holders_counted([s.value for s in Assignment.Status.counted()])
+
+
 def active_count(unit_id: int, project_id: int | None = None) -> int:
     """Active assignments that hold a slot of the unit (see slot_holders); give the unit's project_id when known."""
     if project_id is None:
         project_id = Unit.objects.filter(pk=unit_id).values("project_id")[:1]
-    return slot_holders(Assignment.objects.filter(unit_id=unit_id, status__in=ACTIVE), project_id).count()
+        return slot_holders(Assignment.objects.filter(unit_id=unit_id, status__in=ACTIVE), project_id).count()
+    return holders_count(_ACTIVE_HOLDERS, unit_id, project_id)
 
 
 def _lock_unit(unit_id: int, *, skip_locked: bool = False) -> Unit | None:
@@ -296,13 +324,40 @@ def _take_first_free(ids: list[int], worker: Worker, project: Project) -> tuple[
     # every candidate taken and retry, which was most of `next`'s CPU when annotators start together.
     contended = False
     for uid in ids:
-        unit = (Unit.objects.select_for_update(skip_locked=True, of=("self",)).select_related("batch")
-                .filter(pk=uid).first())
-        if unit is None:  # locked by another transaction (or gone)
+        rows = _LOCK_CANDIDATE.rows(unit_id=uid)
+        if not rows:  # locked by another transaction (or gone)
             contended = True
-        elif active_count(unit.pk, project.pk) < unit.assignments_wanted:
-            return _create(unit, worker), False
+            continue
+        pk, wanted, batch_id, batch_settings = rows[0]
+        if active_count(pk, project.pk) < wanted:
+            # the unit as the queue read it (its other fields are read if something uses them)
+            unit = Unit.from_db(Unit.objects.db, ["id", "project_id", "assignments_wanted", "batch_id"],
+                                [pk, project.pk, wanted, batch_id])
+            return Assignment.objects.create(unit=unit, worker=worker, provider_assignment_id="",
+                                             expires_at=timezone.now() + timeout_of(batch_id, batch_settings),
+                                             verification=Assignment.Verification.NOT_NEEDED), False
     return None, contended
+
+
+# a candidate's row lock, skipping one another `next` holds, with what creating its assignment needs
+_LOCK_CANDIDATE = OrmSql(lambda unit_id: Unit.objects.select_for_update(skip_locked=True, of=("self",))
+                         .filter(pk=unit_id).order_by()
+                         .values_list("pk", "assignments_wanted", "batch_id", "batch__settings")[:1],
+                         unit_id=int)
+_ASSIGNMENT_FIELDS = [f.attname for f in Assignment._meta.concrete_fields]
+
+
+def _held_query(worker_id: int, project_id: int, now: datetime, mode: str | None = None) -> QuerySet:
+    """The worker's open assignment in the project (of `mode`) that is not overdue, oldest first: every field."""
+    held = Assignment.objects.filter(worker_id=worker_id, unit__project_id=project_id, status=Assignment.Status.ASSIGNED)
+    if mode is not None:
+        held = held.filter(unit__mode=mode)
+    return (held.filter(Q(expires_at__isnull=True) | Q(expires_at__gt=now)).order_by("id")
+            .values_list(*_ASSIGNMENT_FIELDS)[:1])
+
+
+_HELD_ANY = OrmSql(_held_query, worker_id=int, project_id=int, now=datetime)
+_HELD_OF_MODE = OrmSql(_held_query, worker_id=int, project_id=int, now=datetime, mode=str)
 
 
 def next_assignment(worker: Worker, project: Project, mode: str | None = None, *,
@@ -322,12 +377,10 @@ def next_assignment(worker: Worker, project: Project, mode: str | None = None, *
         return None
     expire_abandoned(project=project)
     now = timezone.now()
-    held = Assignment.objects.filter(worker=worker, unit__project=project, status=Assignment.Status.ASSIGNED)
-    if mode:
-        held = held.filter(unit__mode=mode)
-    current = held.filter(Q(expires_at__isnull=True) | Q(expires_at__gt=now)).order_by("id").first()
-    if current is not None:
-        return current
+    held = (_HELD_OF_MODE.rows(worker_id=worker.pk, project_id=project.pk, now=now, mode=mode) if mode
+            else _HELD_ANY.rows(worker_id=worker.pk, project_id=project.pk, now=now))
+    if held:
+        return Assignment.from_db(Assignment.objects.db, _ASSIGNMENT_FIELDS, held[0])
 
     def attempt() -> tuple[Assignment | None, bool]:
         """(assignment, all candidates were locked by others)."""

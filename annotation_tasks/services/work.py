@@ -233,8 +233,7 @@ def _record(locked: Assignment, labels: Mapping[str, Any], time_ms: int | None) 
         status=Assignment.Status.SUBMITTED, submitted_at=now, time_on_task_ms=elapsed,
         submission={"labels": dict(labels), "time_on_task_ms": time_ms},
     )
-    counted = queue.slot_holders(Assignment.objects.filter(unit=unit, status__in=Assignment.Status.counted()),
-                                 unit.project_id).count()
+    counted = queue.holders_count(queue.COUNTED_HOLDERS, unit.pk, unit.project_id)
     if counted >= unit.assignments_wanted:
         Unit.objects.filter(pk=unit.pk, status=Unit.Status.OPEN).update(status=Unit.Status.COMPLETE)
 

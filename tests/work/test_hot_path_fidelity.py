@@ -163,3 +163,43 @@ def test_compiled_sql_rows_carry_the_fields_converted_as_the_orm_does():
     assert rows[0][1] == assignment.expires_at and rows[0][1].tzinfo is not None
     assert work.draft_target(assignment_token(assignment)).timeout == timedelta(minutes=7)
     assert work._DRAFT_TARGET.rows(assignment_id=assignment.pk, worker_id=assignment.worker_id + 1) == []
+
+
+def test_held_assignment_and_slot_counts_from_the_compiled_sql_are_the_orms():
+    """`next`'s held assignment (a datetime among the values) and the slot counts (active, counted), from compiled
+    SQL, equal the ORM's: pilots and unverified entries hold no slot, an overdue or other-mode assignment is not held."""
+    from django.db import connection
+
+    units = make_unit("Held", n_sources=4, wanted=3, n_qas=1)
+    project = units[0].project
+    ann = [local_worker(_annotator(project, f"held-{k}")) for k in range(3)]
+    pilot = local_worker(_annotator(project, "held-r", ProjectMembership.Role.RESEARCHER))
+    a0 = queue.assign(units[0], ann[0])
+    queue.assign(units[0], pilot)
+    queue.assign(units[0], ann[1], "ext-1", Assignment.Verification.PENDING, free_slot_only=False)
+    Assignment.objects.filter(pk=queue.assign(units[0], ann[2]).pk).update(status=Assignment.Status.SUBMITTED)
+    overdue = queue.assign(units[1], ann[1])
+    Assignment.objects.filter(pk=overdue.pk).update(expires_at=timezone.now() - timedelta(minutes=1))
+    now = timezone.now()
+    for worker in [*ann, pilot]:
+        for mode in (None, units[0].mode, "other"):
+            orm = queue._held_query(worker.pk, project.pk, now, mode)
+            compiled = (queue._HELD_OF_MODE.rows(worker_id=worker.pk, project_id=project.pk, now=now, mode=mode) if mode
+                        else queue._HELD_ANY.rows(worker_id=worker.pk, project_id=project.pk, now=now))
+            assert compiled == list(orm), (worker, mode)
+    assert queue.next_assignment(ann[0], project) == a0  # held, every field as the ORM reads it
+    held = queue.next_assignment(ann[0], project)
+    assert {f: getattr(held, f) for f in queue._ASSIGNMENT_FIELDS} == {
+        f: getattr(Assignment.objects.get(pk=a0.pk), f) for f in queue._ASSIGNMENT_FIELDS}
+    if connection.vendor == "postgresql":  # SQLite passes datetimes as text: there the queryset runs each time
+        assert queue._HELD_ANY._compiled["default"] is not None
+    for unit in units[:2]:
+        orm_active = queue.slot_holders(Assignment.objects.filter(unit_id=unit.pk, status__in=queue.ACTIVE),
+                                        project.pk).count()
+        orm_counted = queue.slot_holders(Assignment.objects.filter(
+            unit_id=unit.pk, status__in=Assignment.Status.counted()), project.pk).count()
+        assert queue.active_count(unit.pk, project.pk) == orm_active
+        assert queue.holders_count(queue.COUNTED_HOLDERS, unit.pk, project.pk) == orm_counted
+    assert queue.active_count(units[0].pk, project.pk) == 2  # ann[0] and the submitted ann[2]
+    assert queue.holders_count(queue.COUNTED_HOLDERS, units[0].pk, project.pk) == 1
+    assert queue.active_count(units[3].pk, project.pk) == 0
