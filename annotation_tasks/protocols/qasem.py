@@ -6,7 +6,7 @@ scores A against B, on faithfulness and relevance for RAG items (passages or a q
 """
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from annotation_tasks.models import (
@@ -70,17 +70,55 @@ def qa_items(response: Response, qa_queryset, shown: Shown) -> dict[str, list[di
     return qa_items_of([response.pk], qa_queryset, {response.pk: shown})[response.pk]
 
 
+_QA_ROW = (*QA_FIELDS, "response_id", "predicate__token_index", "predicate__text", "predicate__verb_form",
+           "predicate__kind")
+_MOST_COMPILED_IDS = 8  # SQL compiled once per number of responses up to this many (a unit has a few)
+_BY_ARITY: dict[tuple[Any, int], Any] = {}
+
+
+def _rows_for_ids(build: Callable[[list[int]], Any], response_ids: list[int]) -> list[tuple]:
+    """The rows of the values_list queryset `build(response_ids)`, from SQL the ORM compiled once per `build` and
+    number of ids (services.queue.OrmSql: the unit GET's item queries cost more to compile than to run)."""
+    from annotation_tasks.services.queue import OrmSql  # services import the protocols
+
+    n = len(response_ids)
+    if n == 0:
+        return []
+    if n > _MOST_COMPILED_IDS:
+        return list(build(response_ids))
+    compiled = _BY_ARITY.get((build, n))
+    if compiled is None:
+        compiled = _BY_ARITY[(build, n)] = OrmSql(lambda **ids: build([ids[f"r{i}"] for i in range(n)]),
+                                                  **{f"r{i}": int for i in range(n)})
+    return compiled.rows(**{f"r{i}": rid for i, rid in enumerate(response_ids)})
+
+
+def _crowd_qa_rows(response_ids: list[int]):
+    return crowd_qas(response_ids).order_by("order", "id").values_list(*_QA_ROW)
+
+
+def _span_qa_rows(response_ids: list[int]):
+    return AnswerSpan.qas.through.objects.filter(answerspan__response_id__in=response_ids).values_list(
+        "answerspan_id", "qa_id")
+
+
+def _span_rows(response_ids: list[int]):
+    return AnswerSpan.objects.filter(response_id__in=response_ids).order_by("order", "start", "id").values_list(
+        "id", "start", "end", "text", "response_id")
+
+
 def qa_items_of(response_ids: list[int], qa_queryset, shown: dict[int, Shown]) -> dict[int, dict[str, list[dict]]]:
     """{response id: its predicates, QAs and answer spans}, read for all the responses in three queries (the unit
-    GET is the annotator's hot path). `qa_queryset`: the QAs to show, of these responses. Plain .values() rows with
-    explicit field lists: fast for large units (no model instances). A span whose every QA is left out is left out
-    too."""
+    GET is the annotator's hot path). `qa_queryset`: the QAs to show, of these responses, or None for crowd_qas
+    (then every query runs from compiled-once SQL). Plain rows with explicit field lists: fast for large units (no
+    model instances). A span whose every QA is left out is left out too."""
     qas: dict[int, list[dict]] = {rid: [] for rid in response_ids}
     predicates: dict[int, dict[int, dict]] = {rid: {} for rid in response_ids}
-    for row in qa_queryset.order_by("order", "id").values(
-        *QA_FIELDS, "response_id", "predicate__token_index", "predicate__text", "predicate__verb_form",
-        "predicate__kind",
-    ):
+    if qa_queryset is None:
+        qa_rows = (dict(zip(_QA_ROW, row, strict=True)) for row in _rows_for_ids(_crowd_qa_rows, response_ids))
+    else:
+        qa_rows = qa_queryset.order_by("order", "id").values(*_QA_ROW)
+    for row in qa_rows:
         rid, pid = row["response_id"], row["predicate_id"]
         if rid not in qas:
             continue
@@ -90,15 +128,11 @@ def qa_items_of(response_ids: list[int], qa_queryset, shown: dict[int, Shown]) -
         })
         qas[rid].append({k: row[k] for k in QA_FIELDS})
     span_qas: dict[int, list[int]] = {}
-    for span_id, qa_id in AnswerSpan.qas.through.objects.filter(answerspan__response_id__in=response_ids).values_list(
-        "answerspan_id", "qa_id"
-    ):
+    for span_id, qa_id in _rows_for_ids(_span_qa_rows, response_ids):
         span_qas.setdefault(span_id, []).append(qa_id)
     spans: dict[int, list[dict]] = {rid: [] for rid in response_ids}
     qa_ids = {rid: {q["id"] for q in rows} for rid, rows in qas.items()}
-    for span_id, start, end, text, rid in AnswerSpan.objects.filter(response_id__in=response_ids).order_by(
-        "order", "start", "id"
-    ).values_list("id", "start", "end", "text", "response_id"):
+    for span_id, start, end, text, rid in _rows_for_ids(_span_rows, response_ids):
         span: dict[str, Any] = {"id": span_id, "start": start, "end": end, "text": text}
         all_ids = sorted(span_qas.get(span_id, []))
         span_qa_ids = [i for i in all_ids if i in qa_ids[rid]]
@@ -170,7 +204,7 @@ class QASemProtocol(AnnotationProtocol):
 
     def responses_items(self, responses: list[Response], shown: dict[int, Shown]) -> dict[int, dict[str, list[dict]]]:
         ids = [r.pk for r in responses]
-        return qa_items_of(ids, crowd_qas(ids), shown)
+        return qa_items_of(ids, None, shown)
 
     def plan(self, unit: Unit, responses: list[dict]) -> list[dict]:
         """Per response: its spans (step 1) when the protocol has span coverage and the response has spans, then

@@ -203,3 +203,25 @@ def test_held_assignment_and_slot_counts_from_the_compiled_sql_are_the_orms():
     assert queue.active_count(units[0].pk, project.pk) == 2  # ann[0] and the submitted ann[2]
     assert queue.holders_count(queue.COUNTED_HOLDERS, units[0].pk, project.pk) == 1
     assert queue.active_count(units[3].pk, project.pk) == 0
+
+
+def test_unit_items_from_the_compiled_sql_are_the_orm_querysets():
+    """The unit GET's predicates, QAs and spans (compiled once per number of responses) equal the ORM queryset's
+    answer, an expert-invalidated QA and the span left with no QA dropped alike, for one to three responses."""
+    from annotation_tasks.models import Response
+    from annotation_tasks.protocols import Shown
+    from annotation_tasks.protocols.qasem import crowd_qas, qa_items_of
+
+    unit = make_unit("Items", n_qas=3, n_responses=3)
+    ids = list(Response.objects.filter(project=unit.project).order_by("id").values_list("id", flat=True))
+    QA.objects.filter(pk=QA.objects.filter(response_id=ids[0]).order_by("id").first().pk).update(
+        validity=QA.Validity.INVALID)
+    for n in (1, 2, 3):
+        some = ids[:n]
+        shown_c, shown_o = ({rid: Shown() for rid in some} for _ in range(2))
+        compiled = qa_items_of(some, None, shown_c)
+        assert compiled == qa_items_of(some, crowd_qas(some), shown_o)
+        assert {rid: (s.qas, s.spans) for rid, s in shown_c.items()} == {
+            rid: (s.qas, s.spans) for rid, s in shown_o.items()}
+        assert sum(len(v["qas"]) for v in compiled.values()) == 3 * n - 1
+    assert qa_items_of([], None, {}) == {}
