@@ -62,10 +62,7 @@ def assignment_for_token(token: str, *, for_write: bool = False, related: tuple[
         claim = read_assignment_token(token)
     except BadToken as exc:
         raise Forbidden("invalid token") from exc
-    rows = Assignment.objects.select_related(*related) if related else Assignment.objects.all()
-    if defer:
-        rows = rows.defer(*defer)
-    assignment = rows.filter(pk=claim.assignment_id, worker_id=claim.worker_id).first()
+    assignment = _token_read(related, defer).read(claim.assignment_id, claim.worker_id)
     if assignment is None:
         raise Forbidden("invalid token")
     overdue = assignment.expires_at is not None and assignment.expires_at < timezone.now()
@@ -77,6 +74,57 @@ def assignment_for_token(token: str, *, for_write: bool = False, related: tuple[
     if for_write and assignment.status in Assignment.Status.done():
         raise Conflict("already submitted")
     return assignment
+
+
+class _TokenRead:
+    """assignment_for_token's read: the assignment of (pk, worker) with `related` (a chain of non-null foreign keys
+    from the assignment, e.g. unit__project) and without `defer`, as `select_related(*related).defer(*defer)
+    .filter(...).first()` gives it, from SQL the ORM compiled once (services.queue.OrmSql): model instances with
+    the same fields loaded and the relations cached, any other field read when first used."""
+
+    def __init__(self, related: tuple[str, ...], defer: tuple[str, ...]) -> None:
+        paths = sorted({"", *(p for r in related for p in ("__".join(r.split("__")[: i + 1])
+                                                           for i in range(len(r.split("__")))))}, key=len)
+        self.parts: list[tuple[str, type, list[str]]] = []  # (path, model, attnames read)
+        for path in paths:
+            model = Assignment
+            for name in path.split("__") if path else []:
+                model = model._meta.get_field(name).related_model
+            prefix = f"{path}__" if path else ""
+            names = [f.attname for f in model._meta.concrete_fields
+                     if f"{prefix}{f.name}" not in defer and f"{prefix}{f.attname}" not in defer]
+            self.parts.append((path, model, names))
+        columns = [f"{path}__{n}" if path else n for path, _, names in self.parts for n in names]
+        self.sql = queue.OrmSql(lambda assignment_id, worker_id: Assignment.objects.filter(
+            pk=assignment_id, worker_id=worker_id).order_by("pk").values_list(*columns)[:1],
+            assignment_id=int, worker_id=int)
+
+    def read(self, assignment_id: int, worker_id: int) -> Assignment | None:
+        rows = self.sql.rows(assignment_id=assignment_id, worker_id=worker_id)
+        if not rows:
+            return None
+        row, at, db = rows[0], 0, Assignment.objects.db
+        made: dict[str, Any] = {}
+        for path, model, names in self.parts:
+            values = row[at: at + len(names)]
+            at += len(names)
+            pk = values[names.index(model._meta.pk.attname)] if model._meta.pk.attname in names else None
+            made[path] = model.from_db(db, names, values) if pk is not None or not path else None
+            if path:  # cache it on its parent, as select_related does (None for a nullable key without a row)
+                parent, _, name = path.rpartition("__")
+                if made[parent] is not None:
+                    made[parent]._meta.get_field(name).set_cached_value(made[parent], made[path])
+        return made[""]
+
+
+_TOKEN_READS: dict[tuple[tuple[str, ...], tuple[str, ...]], _TokenRead] = {}
+
+
+def _token_read(related: tuple[str, ...], defer: tuple[str, ...]) -> _TokenRead:
+    key = (related, defer)
+    if key not in _TOKEN_READS:
+        _TOKEN_READS[key] = _TokenRead(related, defer)
+    return _TOKEN_READS[key]
 
 
 @dataclass(frozen=True)

@@ -225,3 +225,38 @@ def test_unit_items_from_the_compiled_sql_are_the_orm_querysets():
             rid: (s.qas, s.spans) for rid, s in shown_o.items()}
         assert sum(len(v["qas"]) for v in compiled.values()) == 3 * n - 1
     assert qa_items_of([], None, {}) == {}
+
+
+@pytest.mark.parametrize("related, defer", [
+    ("ALL_RELATED", ()), ("UNIT_RELATED", "UNIT_UNSHOWN"), ("NO_RELATED", ("draft", "shown", "submission"))])
+def test_the_token_read_from_compiled_sql_gives_what_select_related_gives(related, defer):
+    """assignment_for_token's instances (compiled once): the same field values and cached relations as the
+    select_related/defer queryset, a unit without a batch included; what was left unread still loads when used."""
+    from annotation_tasks.services import work
+
+    related = getattr(work, related)
+    defer = getattr(work, defer) if isinstance(defer, str) else defer
+    unit = make_unit("Token read", n_qas=1, wanted=2)
+    other = make_unit("Token read, no batch", n_qas=1, wanted=2)
+    Unit.objects.filter(pk=other.pk).update(batch=None)
+    for u in (unit, other):
+        a = queue.assign(Unit.objects.get(pk=u.pk), local_worker(_annotator(u.project, f"tr-{u.pk}")))
+        Assignment.objects.filter(pk=a.pk).update(draft={"x": [1, "ü"]}, submission={"labels": {}})
+        got = work.assignment_for_token(assignment_token(a), related=related, defer=defer)
+        qs = Assignment.objects.select_related(*related) if related else Assignment.objects.all()
+        want = qs.defer(*defer).get(pk=a.pk)
+        assert got.get_deferred_fields() == want.get_deferred_fields()
+        loaded = [f.attname for f in Assignment._meta.concrete_fields if f.attname not in want.get_deferred_fields()]
+        assert {f: getattr(got, f) for f in loaded} == {f: getattr(want, f) for f in loaded}
+        assert Assignment.unit.field.is_cached(got) == bool(related)  # read with it: no query when used
+        for path in related:
+            g, w = got, want
+            for name in path.split("__"):
+                g, w = getattr(g, name), getattr(w, name)
+            if w is None:
+                assert g is None
+                continue
+            assert g.get_deferred_fields() == w.get_deferred_fields()
+            names = [f.attname for f in type(w)._meta.concrete_fields if f.attname not in w.get_deferred_fields()]
+            assert {n: getattr(g, n) for n in names} == {n: getattr(w, n) for n in names}
+        assert got.draft == {"x": [1, "ü"]} and got.submission == {"labels": {}}  # deferred ones load when read
