@@ -82,7 +82,7 @@ class _TokenRead:
     .filter(...).first()` gives it, from SQL the ORM compiled once (services.queue.OrmSql): model instances with
     the same fields loaded and the relations cached, any other field read when first used."""
 
-    def __init__(self, related: tuple[str, ...], defer: tuple[str, ...]) -> None:
+    def __init__(self, related: tuple[str, ...], defer: tuple[str, ...], *, lock: bool = False) -> None:
         paths = sorted({"", *(p for r in related for p in ("__".join(r.split("__")[: i + 1])
                                                            for i in range(len(r.split("__")))))}, key=len)
         self.parts: list[tuple[str, type, list[str]]] = []  # (path, model, attnames read)
@@ -95,12 +95,16 @@ class _TokenRead:
                      if f"{prefix}{f.name}" not in defer and f"{prefix}{f.attname}" not in defer]
             self.parts.append((path, model, names))
         columns = [f"{path}__{n}" if path else n for path, _, names in self.parts for n in names]
-        self.sql = queue.OrmSql(lambda assignment_id, worker_id: Assignment.objects.filter(
-            pk=assignment_id, worker_id=worker_id).order_by("pk").values_list(*columns)[:1],
-            assignment_id=int, worker_id=int)
+        if lock:  # submit's read under the assignment's row lock (compiled inside the transaction it needs)
+            self.sql = queue.OrmSql(lambda assignment_id: Assignment.objects.select_for_update(of=("self",))
+                                    .filter(pk=assignment_id).order_by().values_list(*columns), assignment_id=int)
+        else:
+            self.sql = queue.OrmSql(lambda assignment_id, worker_id: Assignment.objects.filter(
+                pk=assignment_id, worker_id=worker_id).order_by("pk").values_list(*columns)[:1],
+                assignment_id=int, worker_id=int)
 
-    def read(self, assignment_id: int, worker_id: int) -> Assignment | None:
-        rows = self.sql.rows(assignment_id=assignment_id, worker_id=worker_id)
+    def read(self, assignment_id: int, worker_id: int | None = None) -> Assignment | None:
+        rows = self.sql.rows(assignment_id=assignment_id, **({} if worker_id is None else {"worker_id": worker_id}))
         if not rows:
             return None
         row, at, db = rows[0], 0, Assignment.objects.db
@@ -291,6 +295,9 @@ _NOT_VALIDATED = ("unit__source__text", "unit__source__tokens", "unit__source__m
                   "unit__project__instructions", "unit__project__parse_policy", "unit__project__unit_caps")
 
 
+# submit's read of the assignment under its lock, with what validate and write use of its unit
+_LOCKED_READ = _TokenRead(("unit__project", "unit__source"), ("draft", "submission", *_NOT_VALIDATED), lock=True)
+
 # the unit's row lock that orders a unit's submits (compiled inside a transaction: select_for_update needs one)
 _LOCK_UNIT = queue.OrmSql(lambda unit_id: Unit.objects.select_for_update().filter(pk=unit_id).values_list("pk"),
                           unit_id=int)
@@ -309,8 +316,9 @@ def submit(assignment: Assignment, body: Mapping[str, Any]) -> SubmitResult:
     labels, time_ms = _read_body(body)
     with transaction.atomic():
         _LOCK_UNIT.rows(unit_id=assignment.unit_id)  # FOR UPDATE; no-op on SQLite
-        locked = (Assignment.objects.select_for_update(of=("self",)).select_related("unit__project", "unit__source")
-                  .defer("draft", "submission", *_NOT_VALIDATED).get(pk=assignment.pk))
+        locked = _LOCKED_READ.read(assignment.pk)  # FOR UPDATE OF the assignment
+        if locked is None:
+            raise Assignment.DoesNotExist("Assignment matching query does not exist.")
         if locked.status in Assignment.Status.done():
             return SubmitResult(locked.status, True)
         if locked.status != Assignment.Status.ASSIGNED:

@@ -260,3 +260,22 @@ def test_the_token_read_from_compiled_sql_gives_what_select_related_gives(relate
             names = [f.attname for f in type(w)._meta.concrete_fields if f.attname not in w.get_deferred_fields()]
             assert {n: getattr(g, n) for n in names} == {n: getattr(w, n) for n in names}
         assert got.draft == {"x": [1, "ü"]} and got.submission == {"labels": {}}  # deferred ones load when read
+
+
+def test_submits_locked_read_from_compiled_sql_gives_what_select_related_gives():
+    from django.db import transaction
+
+    from annotation_tasks.services import work
+
+    unit = make_unit("Locked read", n_qas=1, wanted=2)
+    a = queue.assign(unit, local_worker(_annotator(unit.project, "lr-1")))
+    with transaction.atomic():
+        got = work._LOCKED_READ.read(a.pk)
+        want = (Assignment.objects.select_related("unit__project", "unit__source")
+                .defer("draft", "submission", *work._NOT_VALIDATED).get(pk=a.pk))
+        assert work._LOCKED_READ.read(a.pk + 1000) is None
+    for g, w in ((got, want), (got.unit, want.unit), (got.unit.project, want.unit.project),
+                 (got.unit.source, want.unit.source)):
+        assert g.get_deferred_fields() == w.get_deferred_fields()
+        names = [f.attname for f in type(w)._meta.concrete_fields if f.attname not in w.get_deferred_fields()]
+        assert {n: getattr(g, n) for n in names} == {n: getattr(w, n) for n in names}
