@@ -28,13 +28,30 @@ def _note_parts(unit: Unit, slices: dict[int, dict | None]) -> None:
     ))
 
 
+_SUBMIT_RESPONSE_FIELDS = [f.attname for f in Response._meta.concrete_fields
+                           if f.name not in ("tokens", "text", "metadata")]
+
+
+def _unit_responses_query(unit_id: int):
+    return (UnitResponse.objects.filter(unit_id=unit_id).order_by("position", "response_id")
+            .values_list("items", *(f"response__{n}" for n in _SUBMIT_RESPONSE_FIELDS)))
+
+
+@functools.cache
+def _unit_responses_sql():
+    from annotation_tasks.services.queue import OrmSql  # services import the protocols
+
+    return OrmSql(_unit_responses_query, unit_id=int)
+
+
 def unit_responses(unit: Unit) -> list[Response]:
     """The unit's responses in display order (A, B, ...) for a submit: its texts and metadata are read only if a
-    protocol's validate or write uses them (none does today)."""
-    links = list(UnitResponse.objects.filter(unit=unit).select_related("response")
-                 .defer("response__tokens", "response__text", "response__metadata").order_by("position", "response_id"))
-    _note_parts(unit, {link.response_id: link.items for link in links})
-    return [link.response for link in links]
+    protocol's validate or write uses them (none does today). From SQL the ORM compiled once (a submit's hot path)."""
+    db = Response.objects.db
+    rows = _unit_responses_sql().rows(unit_id=unit.pk)
+    responses = [Response.from_db(db, _SUBMIT_RESPONSE_FIELDS, row[1:]) for row in rows]
+    _note_parts(unit, {r.pk: row[0] for r, row in zip(responses, rows, strict=True)})
+    return responses
 
 
 def shown_responses(unit: Unit) -> tuple[list[Response], dict[int, dict | None]]:

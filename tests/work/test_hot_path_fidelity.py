@@ -279,3 +279,25 @@ def test_submits_locked_read_from_compiled_sql_gives_what_select_related_gives()
         assert g.get_deferred_fields() == w.get_deferred_fields()
         names = [f.attname for f in type(w)._meta.concrete_fields if f.attname not in w.get_deferred_fields()]
         assert {n: getattr(g, n) for n in names} == {n: getattr(w, n) for n in names}
+
+
+def test_submits_unit_responses_from_compiled_sql_are_the_querysets():
+    from annotation_tasks.models import UnitResponse
+    from annotation_tasks.protocols import payload
+    from annotation_tasks.protocols.qasem import LATER_PART_ATTR
+
+    unit = make_unit("Unit responses", n_qas=1, n_responses=2)
+    got = payload.unit_responses(Unit.objects.get(pk=unit.pk))
+    links = list(UnitResponse.objects.filter(unit=unit).select_related("response")
+                 .defer("response__tokens", "response__text", "response__metadata").order_by("position", "response_id"))
+    want = [link.response for link in links]
+    assert [r.pk for r in got] == [r.pk for r in want] and len(got) == 2
+    for g, w in zip(got, want, strict=True):
+        assert g.get_deferred_fields() == w.get_deferred_fields()
+        names = [f.attname for f in type(w)._meta.concrete_fields if f.attname not in w.get_deferred_fields()]
+        assert {n: getattr(g, n) for n in names} == {n: getattr(w, n) for n in names}
+        assert g.text == w.text  # deferred: read when used
+    UnitResponse.objects.filter(unit=unit, response=want[1]).update(items={"part": 1})
+    fresh = Unit.objects.get(pk=unit.pk)
+    payload.unit_responses(fresh)
+    assert getattr(fresh, LATER_PART_ATTR) is True
