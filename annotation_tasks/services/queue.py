@@ -419,7 +419,51 @@ def expire_abandoned(now=None, project: Project | None = None) -> int:
     A conditional UPDATE: on PostgreSQL it waits for a submit holding the row lock and then skips the row.
     """
     now = now or timezone.now()
+    if project is not None and connection.vendor == "postgresql":  # `next`'s call: the UPDATE compiled once
+        return _EXPIRE_IN_PROJECT.run(project_id=project.pk, now=now)
+    return _abandoned(now, project.pk if project is not None else None).update(status=Assignment.Status.EXPIRED)
+
+
+def _abandoned(now, project_id: int | None) -> QuerySet[Assignment]:
     qs = Assignment.objects.filter(status=Assignment.Status.ASSIGNED, expires_at__lt=now)
-    if project is not None:
-        qs = qs.filter(unit__project=project)
-    return qs.update(status=Assignment.Status.EXPIRED)
+    return qs.filter(unit__project_id=project_id) if project_id is not None else qs
+
+
+class _CompiledUpdate(OrmSql):
+    """An UPDATE as QuerySet.update writes it (the filter on a relation as Django's `pk IN (subquery)`), compiled
+    once and run with new values; answers the rows updated. PostgreSQL only (elsewhere Django's pre-update step may
+    run a query of its own)."""
+
+    def __init__(self, build, changes: dict[str, Any], **kinds: type) -> None:
+        super().__init__(build, **kinds)
+        self.changes = changes
+
+    def _compile(self, alias: str):
+        from django.db.models.sql import UpdateQuery
+
+        stand_ins = self._stand_ins()
+        by_value = {v: k for k, v in stand_ins.items()}
+        query = self.build(**stand_ins).query.chain(UpdateQuery)
+        query.add_update_values(self.changes)
+        query.annotations = {}
+        compiler = query.get_compiler(using=alias)
+        sql, params = compiler.as_sql()
+        slots = [(by_value.get(p) if isinstance(p, int | str | datetime) and not isinstance(p, bool) else None, p)
+                 for p in params]
+        return (sql, slots) if {name for name, _ in slots if name} == set(stand_ins) else None
+
+    def run(self, **values: Any) -> int:
+        alias = "default"
+        if alias not in self._compiled:
+            self._compiled[alias] = self._compile(alias)
+        compiled = self._compiled[alias]
+        if compiled is None:
+            return self.build(**values).update(**self.changes)
+        sql, slots = compiled
+        with transaction.mark_for_rollback_on_error(using=alias), connections[alias].cursor() as cursor:
+            cursor.execute(sql, [values[name] if name else const for name, const in slots])
+            return cursor.rowcount
+
+
+_EXPIRE_IN_PROJECT = _CompiledUpdate(lambda project_id, now: _abandoned(now, project_id),
+                                     {"status": Assignment.Status.EXPIRED}, project_id=int, now=datetime)

@@ -301,3 +301,37 @@ def test_submits_unit_responses_from_compiled_sql_are_the_querysets():
     fresh = Unit.objects.get(pk=unit.pk)
     payload.unit_responses(fresh)
     assert getattr(fresh, LATER_PART_ATTR) is True
+
+
+def test_next_expiry_update_compiled_once_expires_exactly_what_the_queryset_update_does():
+    """Only the project's overdue open assignments expire (on PostgreSQL from the UPDATE compiled once, with the
+    same SQL QuerySet.update writes); the count answered is the rows changed."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    here = make_unit("Expire here", n_sources=2, n_qas=1, wanted=2)
+    there = make_unit("Expire there", n_qas=1, wanted=2)
+    w = [local_worker(_annotator(here[0].project, f"ex-{k}")) for k in range(2)]
+    past = timezone.now() - timedelta(minutes=5)
+    overdue = [queue.assign(here[0], w[0]), queue.assign(here[1], w[0])]
+    fresh = queue.assign(here[0], w[1])
+    elsewhere = queue.assign(there, local_worker(_annotator(there.project, "ex-x")))
+    done = queue.assign(here[1], w[1])
+    Assignment.objects.filter(pk__in=[a.pk for a in [*overdue, elsewhere, done]]).update(expires_at=past)
+    Assignment.objects.filter(pk=done.pk).update(status=Assignment.Status.SUBMITTED)
+    with CaptureQueriesContext(connection) as ctx:
+        assert queue.expire_abandoned(project=here[0].project) == 2
+    status = dict(Assignment.objects.values_list("pk", "status"))
+    assert [status[a.pk] for a in overdue] == [Assignment.Status.EXPIRED] * 2
+    assert status[fresh.pk] == status[elsewhere.pk] == Assignment.Status.ASSIGNED
+    assert status[done.pk] == Assignment.Status.SUBMITTED
+    assert queue.expire_abandoned(project=here[0].project) == 0
+    if connection.vendor == "postgresql":  # the very statement QuerySet.update sends, values and all
+        assert queue._EXPIRE_IN_PROJECT._compiled["default"] is not None
+        now = timezone.now()
+        with CaptureQueriesContext(connection) as compiled:
+            queue._EXPIRE_IN_PROJECT.run(project_id=here[0].project.pk, now=now)
+        with CaptureQueriesContext(connection) as orm:
+            queue._abandoned(now, here[0].project.pk).update(status=Assignment.Status.EXPIRED)
+        assert compiled.captured_queries[-1]["sql"] == orm.captured_queries[-1]["sql"]
+    assert ctx.captured_queries
