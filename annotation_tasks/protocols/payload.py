@@ -9,6 +9,7 @@ from __future__ import annotations
 import functools
 from typing import Any
 
+from annotation_tasks.compiled_sql import OrmSql
 from annotation_tasks.markup import render_markdown
 from annotation_tasks.models import Response, Unit, UnitResponse
 from annotation_tasks.protocols.base import Shown
@@ -39,8 +40,6 @@ def _unit_responses_query(unit_id: int):
 
 @functools.cache
 def _unit_responses_sql():
-    from annotation_tasks.services.queue import OrmSql  # services import the protocols
-
     return OrmSql(_unit_responses_query, unit_id=int)
 
 

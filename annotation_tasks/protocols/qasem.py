@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any
 
+from annotation_tasks.compiled_sql import OrmSql
 from annotation_tasks.models import (
     QA,
     AnswerSpan,
@@ -78,9 +79,7 @@ _BY_ARITY: dict[tuple[Any, int], Any] = {}
 
 def _rows_for_ids(build: Callable[[list[int]], Any], response_ids: list[int]) -> list[tuple]:
     """The rows of the values_list queryset `build(response_ids)`, from SQL the ORM compiled once per `build` and
-    number of ids (services.queue.OrmSql: the unit GET's item queries cost more to compile than to run)."""
-    from annotation_tasks.services.queue import OrmSql  # services import the protocols
-
+    number of ids (OrmSql: the unit GET's item queries cost more to compile than to run)."""
     n = len(response_ids)
     if n == 0:
         return []

@@ -79,7 +79,7 @@ def assignment_for_token(token: str, *, for_write: bool = False, related: tuple[
 class _TokenRead:
     """assignment_for_token's read: the assignment of (pk, worker) with `related` (a chain of non-null foreign keys
     from the assignment, e.g. unit__project) and without `defer`, as `select_related(*related).defer(*defer)
-    .filter(...).first()` gives it, from SQL the ORM compiled once (services.queue.OrmSql): model instances with
+    .filter(...).first()` gives it, from SQL the ORM compiled once (annotation_tasks.compiled_sql.OrmSql): model instances with
     the same fields loaded and the relations cached, any other field read when first used."""
 
     def __init__(self, related: tuple[str, ...], defer: tuple[str, ...], *, lock: bool = False) -> None:

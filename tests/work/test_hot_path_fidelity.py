@@ -1,7 +1,7 @@
 """What the hot path's shortcuts (issue 10's load work) may never change: what a worker is shown and who gets what.
 
 The unit GET remembers detokenized texts and rendered instructions by their content, the draft PUT checks its
-token in one narrow read, and `next` runs its candidate query from SQL the ORM compiled once (services.queue.OrmSql).
+token in one narrow read, and `next` runs its candidate query from SQL the ORM compiled once (annotation_tasks.compiled_sql.OrmSql).
 Each must answer exactly as the plain path does: an edit shows at the next fetch, an overdue draft revives, and the
 candidate list is the ORM queryset's, for every kind of unit the queue must skip.
 """
