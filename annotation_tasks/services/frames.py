@@ -204,34 +204,29 @@ def _assignment_workers(project: Project) -> pd.DataFrame:
 def _join_workers(frame: pd.DataFrame, workers: pd.DataFrame) -> pd.DataFrame:
     """frame with worker_id added from its assignment_id (an inner join: a label whose assignment was deleted
     after the labels were read is gone)."""
-    assignment_ids, worker_ids = workers["assignment_id"].to_numpy(), workers["worker_id"].to_numpy()
-    wanted = frame["assignment_id"].to_numpy()
-    if len(assignment_ids) == 0:
-        return frame.iloc[:0].assign(worker_id=np.empty(0, dtype=np.int64))
-    pos = np.minimum(np.searchsorted(assignment_ids, wanted), len(assignment_ids) - 1)
-    found = assignment_ids[pos] == wanted
-    if not found.all():
-        frame, pos = frame[found].reset_index(drop=True), pos[found]
-    return frame.assign(worker_id=worker_ids[pos])
+    return _join_unique(frame, "assignment_id", workers["assignment_id"].to_numpy(), workers["worker_id"].to_numpy(),
+                        "worker_id")
 
 
 def _join_items(frame: pd.DataFrame, items: pd.DataFrame) -> pd.DataFrame:
-    """frame's rows whose item_id is one of `items` (item_id unique), with the item's response_id added: an inner
-    merge, in the frame's order, done with np.searchsorted on the sorted item ids (no hash table of a million
-    keys)."""
-    item_ids = items["item_id"].to_numpy()
-    response_ids = items["response_id"].to_numpy()
-    if len(item_ids) > 1 and not (item_ids[1:] > item_ids[:-1]).all():
-        order = np.argsort(item_ids, kind="stable")
-        item_ids, response_ids = item_ids[order], response_ids[order]
-    wanted = frame["item_id"].to_numpy()
-    if len(item_ids) == 0:
-        return frame.iloc[:0].assign(response_id=np.empty(0, dtype=np.int64))
-    pos = np.minimum(np.searchsorted(item_ids, wanted), len(item_ids) - 1)
-    found = item_ids[pos] == wanted
-    if not found.all():
-        frame, pos = frame[found], pos[found]
-    return frame.assign(response_id=response_ids[pos]).reset_index(drop=True)
+    """frame's rows whose item_id is one of `items` (item_id unique), with the item's response_id added."""
+    return _join_unique(frame, "item_id", items["item_id"].to_numpy(), items["response_id"].to_numpy(), "response_id")
+
+
+def _join_unique(frame: pd.DataFrame, on: str, keys: np.ndarray, values: np.ndarray, name: str) -> pd.DataFrame:
+    """An inner merge of frame[on] with unique `keys`, adding `values` as column `name`, in the frame's order:
+    np.searchsorted on the sorted keys (no hash table of a million keys)."""
+    if len(keys) > 1 and not (keys[1:] > keys[:-1]).all():
+        order = np.argsort(keys, kind="stable")
+        keys, values = keys[order], values[order]
+    if len(keys) == 0:
+        return frame.iloc[:0].assign(**{name: np.empty(0, dtype=np.int64)})
+    wanted = frame[on].to_numpy()
+    pos = np.minimum(np.searchsorted(keys, wanted), len(keys) - 1)
+    found = keys[pos] == wanted
+    if not found.all():  # the frames here carry a RangeIndex: keep one
+        frame, pos = frame[found].reset_index(drop=True), pos[found]
+    return frame.assign(**{name: values[pos]})
 
 
 def _join_responses(frame: pd.DataFrame, responses: pd.DataFrame) -> pd.DataFrame:
