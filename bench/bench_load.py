@@ -222,7 +222,10 @@ def annotator(i: int, port: int, project: int, session_key: str, args, rows: lis
 
     barrier.wait()
     if paced:
-        time.sleep(args.think * i / args.n)  # staggered over one think time
+        # staggered over one think time (`--stagger think`: every round's next + unit of all N land within that
+        # second) or over one round's length (`--stagger round`: round starts spread evenly, a steady state)
+        span = args.think * (args.drafts + 2 if args.stagger == "round" else 1)
+        time.sleep(span * i / args.n)
     for _ in range(args.rounds):
         status, got = call("next", "POST", "/api/work/next", {"project": project})
         if status != 200 or not got:
@@ -347,6 +350,8 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--drafts", type=int, default=3)
     parser.add_argument("--think", type=float, default=1.0)
+    parser.add_argument("--stagger", choices=["think", "round"], default="think",
+                        help="paced starts spread over one think time or over one round (drafts + 2 think times)")
     parser.add_argument("--qas", type=int, default=6, help="QAs (and spans) per response; two responses a unit")
     parser.add_argument("--workers", type=int, default=int(os.environ.get("WEB_CONCURRENCY", 2)))
     parser.add_argument("--threads", type=int, default=int(os.environ.get("GUNICORN_THREADS", 8)))
