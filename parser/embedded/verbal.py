@@ -9,6 +9,7 @@ from functools import cache, lru_cache, reduce
 from itertools import repeat
 from operator import add
 
+from spacy.tokens import Doc
 from spacy.tokens import Token as SpacyToken
 
 from parser import lexicon, qasrl_slots
@@ -602,13 +603,45 @@ def candidate_qas(v: SpacyToken, offset: int,
             cls = question_class(qa.raw_question, qa.role)
             if splits is not None and len(qa.answers) == 1 and qa.answers[0].end - qa.answers[0].start >= 3:
                 single.append((len(out), qa, arg, cls))
-            out.append((qa, [argument_features(v, arg, (a.start - offset, a.end - offset), len(qa.answers), cls, voice)
-                             for a in qa.answers]))
+            feats = [argument_features(v, arg, (a.start - offset, a.end - offset), len(qa.answers), cls, voice)
+                     for a in qa.answers]
+            aside = _appositive(arg, v)
+            if aside is not None and all((a.start - offset, a.end - offset) != aside for a in qa.answers):
+                rule = arg.rule or arg.kind
+                feats.append([*argument_features(v, arg, aside, 1, cls, voice), "appos", f"appos={rule}"])
+                qa.answers.append(_answer(v.doc, aside, offset))
+            out.append((qa, feats))
     if single and splits is not None:
         asked = {qa.raw_question[0] for qa, _ in out}
         for qi, qa, arg, cls in single:
             splits += _splits(v, info, has_obj, qi, qa, arg, cls, offset, asked)
+    # verb-level: how many answers the rules found for it and how long its sentence is (busy verbs in long
+    # sentences are parsed worse); shared by every answer of the verb, so free at parse time
+    context = (*context, f"nans={_bucket(sum(len(qa.answers) for qa, _ in out))}", f"slen={_bucket(len(v.sent) // 5)}")
     return out, context
+
+
+APPOSITIVE_KINDS = frozenset({"subj", "obj", "agent", "prep", "obj2"})
+
+
+def _appositive(arg: Arg, v: SpacyToken) -> tuple[int, int] | None:
+    """The appositive the argument's noun phrase was cut before ("Henry Ford , the automobile magnate ,"): QA-SRL
+    GS annotators give it as a second answer of the same question; the scorer weighs it ("appos" features)."""
+    head = arg.head
+    if head is None or arg.kind not in APPOSITIVE_KINDS or not head.n_rights:
+        return None
+    for c in head.rights:
+        if c.dep_ == "appos" and c.i >= arg.span[1]:
+            span = subtree_span(c)
+            if span[0] < span[1] and not span[0] <= v.i < span[1]:
+                return span
+            return None
+    return None
+
+
+def _answer(doc: Doc, span: tuple[int, int], offset: int) -> Answer:
+    a, b = span
+    return Answer(a + offset, b + offset, doc_text(doc)[doc[a].idx : doc[b - 1].idx + len(doc[b - 1])])
 
 
 def argument_model() -> LinearModel | None:
