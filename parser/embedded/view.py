@@ -175,6 +175,16 @@ class DocView(list):
         text = self.user_data.get("_factcrowd_text")
         return text if text is not None else self.doc.text
 
+    def release(self) -> None:
+        """Break the view's reference cycles (token <-> head, root <-> twin, view <-> sentences and memo), so that
+        reference counting frees it at once and the garbage collector never has to trace it (measured: a tenth of
+        the rules' time went to collections of dead views)."""
+        for t in self:
+            t.head = t.left_edge = t.right_edge = None
+        self.clear()
+        self.sentences = []
+        self.memo = {}
+
     def has_annotation(self, attr: str | int, *, require_complete: bool = False) -> bool:
         return self.doc.has_annotation(attr, require_complete=require_complete)
 
