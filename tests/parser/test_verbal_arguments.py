@@ -185,3 +185,15 @@ def test_an_appositive_the_noun_phrase_was_cut_before_is_a_second_answer_the_sco
     # feature its answers share
     assert answers["What hired someone?"][0] == ["The company"]
     assert sum(len(qa.answers) for qa, _ in candidates) == 4 and "nans=3" in context
+
+
+def test_sentence_connectives_are_not_asked_about_as_adjuncts() -> None:
+    from spacy.tokens import Doc
+
+    nlp = load_spacy()
+    words = "In other words , the council then closed the old bridge on Monday .".split()
+    doc = nlp(Doc(nlp.vocab, words=words))
+    candidates, _ = candidate_qas(doc[words.index("closed")], 0)
+    answers = [a.text for qa, _ in candidates for a in qa.answers]
+    assert "In other words" not in answers and "then" not in answers
+    assert "on Monday" in answers and "the council" in answers  # the verb's real arguments stay
