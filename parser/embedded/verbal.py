@@ -25,7 +25,7 @@ from parser.embedded.arguments import (
     prep_argument,
 )
 from parser.embedded.linear import DATA_DIR, LinearModel, ModelUnavailable, load_linear
-from parser.embedded.questions import EMPTY, VerbInfo, add_qas, answer_spans, make_question
+from parser.embedded.questions import EMPTY, VerbInfo, add_qas, answer_spans, conjunct_spans, make_question
 from parser.embedded.syntax import (
     AUX_DEPS,
     RELATIVE_WORDS,
@@ -624,6 +624,12 @@ def candidate_qas(v: SpacyToken, offset: int,
                 single.append((len(out), qa, arg, cls))
             feats = [argument_features(v, arg, (a.start - offset, a.end - offset), len(qa.answers), cls, voice)
                      for a in qa.answers]
+            if len(qa.answers) == 1 and EXAMPLE_LISTS:
+                listed = _example_list(arg, v)
+                if listed:
+                    qa.answers = [_answer(v.doc, sp, offset) for sp in listed]
+                    feats = [argument_features(v, arg, sp, len(listed), cls, voice) + (["example"] if k else [])
+                             for k, sp in enumerate(listed)]
             aside = _appositive(arg, v)
             if aside is not None and all((a.start - offset, a.end - offset) != aside for a in qa.answers):
                 rule = arg.rule or arg.kind
@@ -638,6 +644,31 @@ def candidate_qas(v: SpacyToken, offset: int,
     # sentences are parsed worse); shared by every answer of the verb, so free at parse time
     context = (*context, f"nans={_bucket(sum(len(qa.answers) for qa, _ in out))}", f"slen={_bucket(len(v.sent) // 5)}")
     return out, context
+
+
+EXAMPLE_LISTS = True
+
+
+def _example_list(arg: Arg, v: SpacyToken) -> list[tuple[int, int]]:
+    """A noun phrase with a list of examples ("marine animals such as corals , clams and oysters", "other
+    animals , including pigs and horses") as the phrase before the list and each listed item."""
+    head = arg.head
+    if head is None or arg.kind not in APPOSITIVE_KINDS or not head.n_rights:
+        return []
+    for c in head.rights:
+        if c.dep_ == "prep" and (c.lower_ in {"including", "like"} or c.lower_ == "as" and any(g.lower_ == "such" for g in c.lefts)):
+            pobj = first_child(c, "pobj")
+            if pobj is None:
+                return []
+            doc = v.doc
+            cut = c.left_edge.i
+            first = trim(doc, arg.span[0], min(arg.span[1], cut))
+            items = conjunct_spans(subtree_span(pobj), pobj)
+            spans = [first, *items] if first[0] < first[1] else items
+            if any(sp[0] <= v.i < sp[1] for sp in spans):
+                return []
+            return spans
+    return []
 
 
 APPOSITIVE_KINDS = frozenset({"subj", "obj", "agent", "prep", "obj2"})

@@ -92,14 +92,18 @@ def split_gain(matched: int, proposed: int, gold_total: int, gains: list[int], m
 
 
 def precision_first(gold_total: int, min_precision: float) -> Any:
-    """The objective: argument F1 where precision reaches `min_precision`, else below every such F1."""
+    """The objective: argument F1 where precision reaches `min_precision`, else below every such F1. F1 is
+    rounded to 0.001 and ties go to the more precise choice: CV F1 is flat over a wide band of thresholds
+    (0.20-0.45 within 0.0003 on wikipedia), where the highest one costs nothing and drops the most doubtful answers."""
     def objective(labels: Any, kept: Any) -> float:
         tp = int((kept & (labels == 1)).sum())
         fp = int((kept & (labels == 0)).sum())
         if not tp:
             return -1.0
         f1 = 2 * tp / (tp + fp + gold_total)
-        return f1 if tp / (tp + fp) >= min_precision else f1 - 1.0
+        precision = tp / (tp + fp)
+        score = round(f1, 3) + 1e-4 * precision
+        return score if precision >= min_precision else score - 1.0
     return objective
 
 

@@ -197,3 +197,28 @@ def test_sentence_connectives_are_not_asked_about_as_adjuncts() -> None:
     answers = [a.text for qa, _ in candidates for a in qa.answers]
     assert "In other words" not in answers and "then" not in answers
     assert "on Monday" in answers and "the council" in answers  # the verb's real arguments stay
+
+
+def test_a_list_of_examples_answers_once_per_item_beside_the_phrase_it_illustrates() -> None:
+    from spacy.tokens import Doc
+
+    nlp = load_spacy()
+    words = "Influenza may also affect other animals , including pigs , horses and birds .".split()
+    doc = nlp(Doc(nlp.vocab, words=words))
+    candidates, _ = candidate_qas(doc[words.index("affect")], 0)
+    answers = {qa.question: ([a.text for a in qa.answers], feats) for qa, feats in candidates}
+    texts, feats = answers["What might someone affect?"]
+    assert texts == ["other animals", "pigs", "horses", "birds"]
+    assert "example" not in feats[0] and all("example" in f for f in feats[1:])  # the scorer weighs the items apart
+    assert answers["Who might affect something?"][0] == ["Influenza"]
+
+
+def test_precision_first_objective_breaks_f1_ties_towards_precision() -> None:
+    import numpy as np
+
+    # two choices with the same F1 (2 of 4 gold with no error, 3 with 2 errors: both 0.667): the precise one wins
+    labels = np.array([1, 1, 1, 0, 0])
+    objective = precision_first(gold_total=4, min_precision=0.0)
+    precise = np.array([1, 1, 0, 0, 0], dtype=bool)  # P 1.0, R 0.5, F1 0.667
+    loose = np.ones(5, dtype=bool)  # P 0.6, R 0.75, F1 0.667
+    assert objective(labels, precise) > objective(labels, loose)
