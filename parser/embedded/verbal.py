@@ -415,11 +415,17 @@ CONNECTIVE_PHRASES = frozenset(
     in turn|on the other hand|in general|in short|in summary|in any case|as well|at least""".replace("\n    ", "").split("|"))
 
 
+_CONNECTIVE_FIRST = frozenset(p.split()[0] for p in CONNECTIVE_PHRASES)
+
+
 def _is_connective(doc: Doc, span: tuple[int, int]) -> bool:
     start, end = span
-    if end - start == 1:
+    n = end - start
+    if n == 1:
         return doc[start].lower_ in CONNECTIVES
-    return end - start <= 4 and " ".join(doc[i].lower_ for i in range(start, end)) in CONNECTIVE_PHRASES
+    if n > 4 or doc[start].lower_ not in _CONNECTIVE_FIRST:  # most adjuncts: one look at the first word
+        return False
+    return " ".join(doc[i].lower_ for i in range(start, end)) in CONNECTIVE_PHRASES
 
 
 def question_class(slots: tuple[str, ...], role: str) -> str:
@@ -618,23 +624,23 @@ def candidate_qas(v: SpacyToken, offset: int,
     for slots, arg in questions_for(info, args, has_obj):
         qas: list[QAPair] = []
         add_qas(qas, [(slots, arg)], v.doc, offset)
+        asides = arg.kind in APPOSITIVE_KINDS and arg.head is not None and arg.head.n_rights > 0
         for qa in qas:
             cls = question_class(qa.raw_question, qa.role)
-            if splits is not None and len(qa.answers) == 1 and qa.answers[0].end - qa.answers[0].start >= 3:
-                single.append((len(out), qa, arg, cls))
-            feats = [argument_features(v, arg, (a.start - offset, a.end - offset), len(qa.answers), cls, voice)
-                     for a in qa.answers]
-            if len(qa.answers) == 1 and EXAMPLE_LISTS:
-                listed = _example_list(arg, v)
-                if listed:
-                    qa.answers = [_answer(v.doc, sp, offset) for sp in listed]
-                    feats = [argument_features(v, arg, sp, len(listed), cls, voice) + (["example"] if k else [])
-                             for k, sp in enumerate(listed)]
-            aside = _appositive(arg, v)
+            listed = _example_list(arg, v) if asides and len(qa.answers) == 1 else []
+            if listed:
+                qa.answers = [_answer(v.doc, sp, offset) for sp in listed]
+                feats = [argument_features(v, arg, sp, len(listed), cls, voice) + (["example"] if k else [])
+                         for k, sp in enumerate(listed)]
+            else:
+                feats = [argument_features(v, arg, (a.start - offset, a.end - offset), len(qa.answers), cls, voice)
+                         for a in qa.answers]
+            aside = _appositive(arg, v) if asides else None
             if aside is not None and all((a.start - offset, a.end - offset) != aside for a in qa.answers):
-                rule = arg.rule or arg.kind
-                feats.append([*argument_features(v, arg, aside, 1, cls, voice), "appos", f"appos={rule}"])
+                feats.append([*argument_features(v, arg, aside, 1, cls, voice), "appos", f"appos={arg.rule or arg.kind}"])
                 qa.answers.append(_answer(v.doc, aside, offset))
+            if splits is not None and len(qa.answers) == 1 and qa.answers[0].end - qa.answers[0].start >= 3:
+                single.append((len(out), qa, arg, cls))  # only a single answer may be cut in two (Split)
             out.append((qa, feats))
     if single and splits is not None:
         asked = {qa.raw_question[0] for qa, _ in out}
@@ -644,9 +650,6 @@ def candidate_qas(v: SpacyToken, offset: int,
     # sentences are parsed worse); shared by every answer of the verb, so free at parse time
     context = (*context, f"nans={_bucket(sum(len(qa.answers) for qa, _ in out))}", f"slen={_bucket(len(v.sent) // 5)}")
     return out, context
-
-
-EXAMPLE_LISTS = True
 
 
 def _example_list(arg: Arg, v: SpacyToken) -> list[tuple[int, int]]:
