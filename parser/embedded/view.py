@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from bisect import bisect_right
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, cast
 
 from spacy.attrs import DEP, HEAD, IDX, IS_ALPHA, LOWER, ORTH, SENT_START, TAG
 from spacy.tokens import Doc, Span
@@ -243,6 +243,8 @@ def _edges(heads: list[int]) -> tuple[list[int], list[int]]:
 
 def _heads_within_sentences(heads: list[int], left: list[int]) -> bool:
     starts = {left[i] for i in range(len(heads)) if heads[i] == i}
+    if starts <= {0}:  # one sentence from the first token (nearly every doc): every head lies inside it
+        return True
     n = len(heads)
     sent_start = 0
     for i in range(n):
@@ -255,23 +257,35 @@ def _heads_within_sentences(heads: list[int], left: list[int]) -> bool:
 
 
 _EMPTY: tuple[TokenView, ...] = ()
+_COLUMNS = [ORTH, LOWER, TAG, DEP, HEAD, IDX, IS_ALPHA, SENT_START]
 
 
 def _build(view: DocView, doc: Doc) -> None:
-    """Every token's attributes from spaCy's arrays (one call per attribute group, not one object per access)."""
+    """Every token's attributes from spaCy's arrays (one call for all of them, not one object per access)."""
     n = len(doc)
     if not n:
         return
-    orth, lower, tag, dep = (_strings(doc, column) for column in doc.to_array([ORTH, LOWER, TAG, DEP]).T.tolist())
-    rel, idx, alpha, start = doc.to_array([HEAD, IDX, IS_ALPHA, SENT_START]).view("int64").T.tolist()
+    columns = doc.to_array(_COLUMNS)
+    hashes = cast("list[int]", columns[:, :4].ravel().tolist())  # uint64 string hashes
+    strings = iter(_strings(doc, hashes))  # per token: orth, lower, tag, dep
+    rel, idx, alpha, start = columns[:, 4:].view("int64").T.tolist()
+    heads = [i + r for i, r in enumerate(rel)]
     new = object.__new__
     tokens: list[TokenView] = [new(TokenView) for _ in range(n)]
     view.extend(tokens)
     kids: list[list[TokenView] | None] = [None] * n
-    for i, t in enumerate(tokens):
-        t.i, t.doc, t.text, t.lower_, t.tag_, t.dep_, t.idx, t.is_alpha = (
-            i, view, orth[i], lower[i], tag[i], dep[i], idx[i], alpha[i] == 1)
-        h = i + rel[i]
+    roots: list[TokenView] = []
+    # zip takes the four strings of a token from the one iterator in turn
+    for t, i, text, lower, tag, dep, x, a, h in zip(tokens, range(n), strings, strings, strings, strings, idx, alpha,
+                                                    heads, strict=False):
+        t.i = i
+        t.doc = view
+        t.text = text
+        t.lower_ = lower
+        t.tag_ = tag
+        t.dep_ = dep
+        t.idx = x
+        t.is_alpha = a == 1
         if h != i:
             t.head = tokens[h]
             k = kids[h]
@@ -280,13 +294,11 @@ def _build(view: DocView, doc: Doc) -> None:
             else:
                 k.append(t)
         else:  # the root: its head is a twin, filled below, so that `root.head is root` stays False as in spaCy
-            t.head = None  # type: ignore[assignment]
-    lefts, rights = _edges([i + r for i, r in enumerate(rel)])
-    roots: list[TokenView] = []
-    for i, t in enumerate(tokens):
-        left, right = lefts[i], rights[i]
-        t.left_edge, t.right_edge = tokens[left], tokens[right]
-        k = kids[i]
+            roots.append(t)
+    lefts, rights = _edges(heads)
+    for t, i, left, right, k in zip(tokens, range(n), lefts, rights, kids, strict=True):
+        t.left_edge = tokens[left]
+        t.right_edge = tokens[right]
         if k is None:
             t.children = t.lefts = t.rights = _EMPTY
             t.n_lefts = t.n_rights = 0
@@ -296,28 +308,31 @@ def _build(view: DocView, doc: Doc) -> None:
                 if c.i > i:
                     break
                 nl += 1
+            if nl == 0:
+                t.n_lefts, t.n_rights = 0, len(k)
+                t.lefts = _EMPTY
+                t.children = t.rights = tuple(k if k[-1].i <= right else [c for c in k if c.i <= right])
+                continue
             ls, rs = k[:nl], k[nl:]
             t.n_lefts, t.n_rights = nl, len(rs)
-            if ls and ls[0].i < left:
+            if ls[0].i < left:
                 ls = [c for c in ls if c.i >= left]
             if rs and rs[-1].i > right:
                 rs = [c for c in rs if c.i <= right]
             t.lefts, t.rights = tuple(ls), tuple(rs)
             t.children = t.lefts + t.rights
-        if t.head is None:
-            roots.append(t)
     for t in roots:
         twin = new(TokenView)
-        for name in _SLOTS:
-            setattr(twin, name, getattr(t, name))
+        (twin.i, twin.doc, twin.text, twin.lower_, twin.tag_, twin.dep_, twin.idx, twin.is_alpha, twin.lefts,
+         twin.rights, twin.children, twin.n_lefts, twin.n_rights, twin.left_edge, twin.right_edge) = (
+            t.i, t.doc, t.text, t.lower_, t.tag_, t.dep_, t.idx, t.is_alpha, t.lefts,
+            t.rights, t.children, t.n_lefts, t.n_rights, t.left_edge, t.right_edge)
         twin.head = t
         t.head = twin
     view.sent_start = [None if s == 0 else s > 0 for s in start]
     view.starts = starts = [i for i, s in enumerate(start) if s > 0 or i == 0]
     view.sentences = [SentView(view, s, e) for s, e in zip(starts, starts[1:] + [n], strict=True)]
 
-
-_SLOTS = TokenView.__slots__
 
 
 def doc_view(doc: Doc | Span | DocView) -> DocView:
