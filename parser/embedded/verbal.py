@@ -624,10 +624,11 @@ def candidate_qas(v: SpacyToken, offset: int,
     for slots, arg in questions_for(info, args, has_obj):
         qas: list[QAPair] = []
         add_qas(qas, [(slots, arg)], v.doc, offset)
-        asides = arg.kind in APPOSITIVE_KINDS and arg.head is not None and arg.head.n_rights > 0
+        rdeps = (() if arg.kind not in APPOSITIVE_KINDS or arg.head is None or not arg.head.n_rights
+                 else [c.dep_ for c in arg.head.rights])  # most arguments have no right dependent to look at
         for qa in qas:
             cls = question_class(qa.raw_question, qa.role)
-            listed = _example_list(arg, v) if asides and len(qa.answers) == 1 else []
+            listed = _example_list(arg, v) if "prep" in rdeps and len(qa.answers) == 1 else []
             if listed:
                 qa.answers = [_answer(v.doc, sp, offset) for sp in listed]
                 feats = [argument_features(v, arg, sp, len(listed), cls, voice) + (["example"] if k else [])
@@ -635,7 +636,7 @@ def candidate_qas(v: SpacyToken, offset: int,
             else:
                 feats = [argument_features(v, arg, (a.start - offset, a.end - offset), len(qa.answers), cls, voice)
                          for a in qa.answers]
-            aside = _appositive(arg, v) if asides else None
+            aside = _appositive(arg, v) if "appos" in rdeps else None
             if aside is not None and all((a.start - offset, a.end - offset) != aside for a in qa.answers):
                 feats.append([*argument_features(v, arg, aside, 1, cls, voice), "appos", f"appos={arg.rule or arg.kind}"])
                 qa.answers.append(_answer(v.doc, aside, offset))
