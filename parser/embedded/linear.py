@@ -10,9 +10,8 @@ import json
 import math
 from collections.abc import Iterable
 from dataclasses import dataclass
-from functools import cache, reduce
+from functools import cache
 from itertools import repeat
-from operator import add
 from pathlib import Path
 
 DATA_DIR = Path(__file__).resolve().parent.parent / "data"
@@ -29,9 +28,10 @@ class LinearModel:
     threshold: float
 
     def probability(self, features: Iterable[str]) -> float:
-        # summed left to right from the intercept (as a loop would: the same float), in C: the parser calls
-        # this for every candidate noun and argument
-        z = reduce(add, map(self.weights.get, features, repeat(0.0)), self.intercept)
+        # summed left to right from the intercept in C doubles (as a loop of += would: the same float; Python 3.11's
+        # sum, which pyproject pins, adds floats plainly, 3.12's compensates), with no float object per term: the
+        # parser calls this for every candidate noun and argument
+        z = sum(map(self.weights.get, features, repeat(0.0)), self.intercept)
         return 1.0 / (1.0 + math.exp(-z)) if z > -30 else 0.0
 
 

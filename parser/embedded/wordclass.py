@@ -8,13 +8,17 @@ from spacy.tokens import Token as SpacyToken
 from parser import lexicon
 from parser.embedded import words as W
 from parser.embedded.syntax import NOUN_TAGS, PROPER_TAGS
-from parser.embedded.view import DocView, TokenView
+from parser.embedded.view import TokenView
 
 
 def is_person(tok: SpacyToken | TokenView) -> bool:
     """Cached per token: the same subject is asked about for every predicate it belongs to."""
-    doc = tok.doc
-    cache = doc.memo if type(doc) is DocView else doc.user_data.setdefault("_factcrowd_person", {})
+    if type(tok) is TokenView:
+        found = tok.person_
+        if found is None:
+            found = tok.person_ = _is_person(tok)
+        return found
+    cache = tok.doc.user_data.setdefault("_factcrowd_person", {})
     key = ("person", tok.i)
     found = cache.get(key)
     if found is None:
@@ -57,13 +61,11 @@ def core_wh(tok: SpacyToken) -> str:
 
 def is_time(tok: SpacyToken | TokenView) -> bool:
     """Cached per token of a view: the same heads are classed for every question and answer they head."""
-    doc = tok.doc
-    if type(doc) is not DocView:
+    if type(tok) is not TokenView:
         return _is_time(tok)
-    key = ("time", tok.i)
-    found = doc.memo.get(key)
+    found = tok.time_
     if found is None:
-        found = doc.memo[key] = _is_time(tok)
+        found = tok.time_ = _is_time(tok)
     return found
 
 
