@@ -5,8 +5,10 @@ the possessor, compounds and 'by' give the agent, 'of' the theme, PPs and the cl
 """
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import cache
 
 from spacy.tokens import Token as SpacyToken
 
@@ -29,6 +31,7 @@ from parser.embedded.questions import VerbInfo, add_qas, make_question
 from parser.embedded.syntax import (
     NOUN_TAGS,
     PROPER_TAGS,
+    PUNCT_TAGS,
     RELATIVE_WORDS,
     SUBJ_DEPS,
     VERB_TAGS,
@@ -42,7 +45,7 @@ from parser.embedded.wordclass import core_wh, filler, is_person, is_time
 from parser.types import PredicateFrame
 
 AGENT_SUFFIXES = ("er", "or", "ist", "ant", "ent", "eer")
-ARGUMENT_FEATURE_VERSION = 2
+ARGUMENT_FEATURE_VERSION = 3
 ARGUMENT_MODEL_PATH = DATA_DIR / "nominal_arguments.json"
 TIME_ADJECTIVES = frozenset("early earlier late later recent previous former initial final first last next".split())
 SELF_RULES = frozenset({"agent_noun_self", "self_np"})  # answers that are the noun's own phrase
@@ -84,6 +87,7 @@ class NounArgs:
     theme: Arg | None = None
     adjuncts: list[Arg] = field(default_factory=list)
     extra: list[Arg] = field(default_factory=list)  # further agent / theme candidates, each its own question
+    generated: list[Arg] = field(default_factory=list)  # the learned generator's spans (see generated_arguments)
 
     def possessor(self, c: SpacyToken) -> None:
         if c.tag_ == "WP$":
@@ -396,6 +400,117 @@ def _clause_adjunct_candidates(gov: SpacyToken) -> list[tuple[int, int, int, Arg
     return found
 
 
+
+# ------------------------------------------------------------------------------------------------ generator
+
+GEN_DISTANCE = 3  # dependency edges between the noun and a generated answer's head
+GEN_SKIP_DEPS = frozenset({"det", "aux", "auxpass", "cc", "punct", "case", "mark", "neg", "prep", "predet", "expl",
+                           "prt", "dep", "meta", "intj"})
+COPULAR_COMPLEMENTS = frozenset({"acomp", "attr", "oprd"})
+GEN_CONTAINS = "C"  # signature prefix of a phrase that holds the noun itself ("a two-year prison sentence")
+GEN_ADJUNCT_WH = frozenset({"when", "where", "why", "how", "how long", "how much"})
+_TRAINING: dict[str, object] = {"everything": False, "table": None}  # training only (see use_generator)
+
+
+def _edge(t: SpacyToken) -> str:
+    """The label of the edge from a token to its head, with the preposition's word ("prep:of")."""
+    return f"prep:{t.lower_}" if t.dep_ == "prep" else t.dep_
+
+
+def path_candidates(n: SpacyToken, distance: int = GEN_DISTANCE) -> list[tuple[str, SpacyToken, tuple[int, int]]]:
+    """(signature, head, span) of every phrase whose head lies within `distance` dependency edges of the noun:
+    the signature is the path, the relations up to the shared ancestor and those down from it
+    ("pobj^prep:in|nsubj": the subject of the verb whose in-phrase holds the noun); the noun's ancestors give
+    their whole phrase ("C^compound": "the detention facilities")."""
+    found: list[tuple[str, SpacyToken, tuple[int, int]]] = []
+    ups: list[str] = []
+    below = -1
+    a = n
+    for j in range(distance + 1):
+        upsig = "^".join(ups)
+        if j == 0 or a.tag_ in NOUN_TAGS | PROPER_TAGS:
+            found.append((GEN_CONTAINS + ("^" + upsig if upsig else ""), a, subtree_span(a)))
+        if j < distance:
+            stack = [(c, _edge(c), j + 1) for c in a.children if c.i != below]
+            while stack:
+                t, sig, d = stack.pop()
+                if t.dep_ not in GEN_SKIP_DEPS and t.tag_ not in PUNCT_TAGS and not (
+                    d == 2 and j == 1 and t.dep_ in COPULAR_COMPLEMENTS and n.dep_ in SUBJ_DEPS
+                ):  # "the claim was false" says nothing of how it was claimed
+                    found.append((f"{upsig}|{sig}", t, subtree_span(t)))
+                if d < distance:
+                    stack.extend((c, f"{sig}>{_edge(c)}", d + 1) for c in t.children)
+        head = a.head
+        if head.i == a.i:
+            break
+        ups.append(_edge(a))
+        below = a.i
+        a = head
+    return found
+
+
+def _default_slot(sig: str, head: SpacyToken) -> tuple[str, str]:
+    """(kind, wh) asked of a signature before training has seen it: subjects do the event, other nominal phrases
+    undergo it, anything else says how."""
+    last = sig.rsplit(">", 1)[-1].rsplit("|", 1)[-1]
+    if head.tag_ in NOUN_TAGS | PROPER_TAGS | {"PRP", "CD"} or sig.startswith(GEN_CONTAINS):
+        return ("agent" if last == "nsubj" and agent_allowed(sig) else "obj"), core_wh(head)
+    return "adj", "how"
+
+
+def agent_allowed(sig: str) -> bool:
+    """A generated doer must be an active clause's subject reached without a compound, a conjunct or a by-phrase
+    on the way (the validity rules of _clause_subject and _passive_subject)."""
+    up, _, down = sig.partition("|")
+    return down.endswith("nsubj") and not any(e in {"compound", "conj", "agent", "nsubjpass"}
+                                             for e in up.split("^") + down.split(">"))
+
+
+@cache
+def generator() -> dict[str, tuple[str, str]]:
+    """The signatures the generator proposes, each with the (kind, wh) its question asks: learned on QANom train
+    (train_nominal_arguments.py, the artefact's "generator" part); empty without it."""
+    try:
+        data = json.loads(ARGUMENT_MODEL_PATH.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    if data.get("feature_version") != ARGUMENT_FEATURE_VERSION:
+        return {}
+    return {str(k): (str(v[0]), str(v[1])) for k, v in data.get("generator", {}).items()}
+
+
+def use_generator(table: dict[str, tuple[str, str]] | None, everything: bool = False) -> None:
+    """Training only: propose `table`'s signatures instead of the artefact's, or every signature (each with its
+    default question) to learn which to keep; `use_generator(None)` returns to the artefact."""
+    _TRAINING["table"] = table
+    _TRAINING["everything"] = everything
+
+
+def generated_arguments(found: NounArgs) -> None:
+    """Phrases near the noun the hand rules do not propose, on the paths the generator learned to trust
+    ("the withdrawal phase" for "during the withdrawal phase", the subject two clauses up): each its own
+    question, the signature its rule, so that the scorer weighs it."""
+    n = found.n
+    table = _TRAINING["table"]
+    wanted: dict[str, tuple[str, str]] | None = (
+        None if _TRAINING["everything"] else table if isinstance(table, dict) else generator())
+    if wanted is not None and not wanted:
+        return
+    have = {a.span for a in (found.agent, found.theme, *found.extra, *found.adjuncts) if a is not None}
+    for sig, head, span in path_candidates(n):
+        if span in have or span[0] >= span[1]:
+            continue
+        slot = wanted.get(sig) if wanted is not None else _default_slot(sig, head)
+        if slot is None:
+            continue
+        kind, wh = slot
+        if kind == "agent" and not agent_allowed(sig):
+            continue  # never a doer the clause does not name as one (nor asked as the theme instead)
+        wh = wh or core_wh(head)
+        have.add(span)
+        found.generated.append(Arg(kind, span, head, wh, rule="gen:" + sig))
+
+
 def nominal_arguments(n: SpacyToken, verb: str) -> NounArgs:
     """Agent, theme and adjuncts of an event noun: its own dependents, its conjuncts', then its clause's."""
     return arguments_in_clause(n, verb, noun_governor(n))
@@ -440,6 +555,7 @@ def arguments_in_clause(n: SpacyToken, verb: str, gov: SpacyToken | None) -> Nou
     if n.dep_ == "appos" and n.head.tag_ in NOUN_TAGS | PROPER_TAGS and n.head.i < n.i:
         head = n.head
         found.extra.append(Arg("obj", np_antecedent(head, n), head, core_wh(head), rule="appos_head"))
+    generated_arguments(found)
     return found
 
 
@@ -472,6 +588,13 @@ def nominal_questions(verb: str, found: NounArgs) -> list[Question]:
             qas.append((make_question(passive, a.wh), a))
         else:
             qas.append((make_question(info, a.wh, obj="something" if theme is None else filler(theme.head)), a))
+    for a in found.generated:
+        if a.kind == "agent":
+            qas.append((make_question(info, a.wh, obj="something" if theme is None else filler(theme.head)), a))
+        elif a.kind == "obj":
+            qas.append((make_question(passive, a.wh), a))
+        else:
+            qas.append((make_question(info, a.wh, subj="something"), a))
     for a in found.adjuncts:
         if a.kind == "prep":
             q = make_question(info, a.wh, subj="someone", prep=a.prep)
@@ -537,6 +660,10 @@ def argument_features(n: SpacyToken, arg: Arg, context: tuple[str, str, str, lis
         feats.append(f"rule_gov={rule}:{gov_stem}")
     if arg.prep != EMPTY_PREP:
         feats.append(f"prep={rule}:{arg.prep}")
+    if rule.startswith("gen:"):
+        up, _, down = rule[4:].partition("|")
+        feats += [f"genup={up}", f"gendown={down}", f"genlast={down.rsplit('>', 1)[-1]}",
+                  f"genhtag={head.tag_ if head is not None else '-'}"]
     if found is not None:
         agent, theme = found.agent, found.theme
         feats += [f"slots={rule}:{agent.rule if agent is not None else '-'}/{theme.rule if theme is not None else '-'}",
@@ -562,7 +689,7 @@ def scored_questions(n: SpacyToken, verb: str) -> list[tuple[tuple[str, ...] | N
     found = arguments_in_clause(n, verb, gov)
     i = n.i
     return [(q, a, argument_features(n, a, context, found)) for q, a in nominal_questions(verb, found)
-            if q is not None and (a.rule in SELF_RULES or not a.span[0] <= i < a.span[1])]
+            if q is not None and (a.rule in SELF_RULES or a.rule.startswith("gen:C") or not a.span[0] <= i < a.span[1])]
 
 
 def nominal_frame(n: SpacyToken, verb: str, offset: int, sentence_index: int, confidence: float = 1.0) -> PredicateFrame:

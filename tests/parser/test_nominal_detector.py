@@ -104,8 +104,8 @@ def test_nominal_qa_confidence_is_detection_times_argument(embedded: EmbeddedPar
 
 @pytest.mark.shared_data
 def test_nominal_arguments_on_qanom_dev_do_not_regress(embedded: EmbeddedParser) -> None:
-    """0.480 with the hand rules alone; the issue's target (0.55) is not reached yet, this guards what is."""
+    """0.480 with the hand rules alone, 0.529 with the scorer, 0.551 with the learned generator's paths."""
     report = evaluation.evaluate_nominal(evaluation.load_qanom(shared_file("qanom", "annot.dev.csv")),
                                          embedded.parse_tokenized)
-    assert report.arguments.f1 >= 0.50 and report.arguments.precision >= 0.63, report.as_dict()
+    assert report.arguments.f1 >= 0.545 and report.arguments.precision >= 0.63, report.as_dict()
     assert report.valid_questions == report.questions
