@@ -45,6 +45,14 @@ compiled once too, quiet (load 1.4-2.3): web CPU 6.5 ms per request, 96 req/s, p
 submit 0.30, draft 0.33 s). Left: submit's bulk inserts and writes, session + user load and CSRF (~2.5 ms) on
 `next`, Django's per-request floor; p99 < 100 ms needs the server's CPU below ~5 ms per request on these 2 cores.
 
+Paced starts were staggered over one think time only, while a round lasts drafts + 2 think times (5 s): every
+round, all N annotators' `next` + unit landed in the same second (vmstat: the run queue at 10-15 once per round,
+idle in between), a wave, not a steady state. `--stagger round` (now the default) spreads the starts over one
+round; `--stagger think` keeps the wave. The PostgreSQL server's CPU is printed too (the local server's, from
+/proc): it was about 4 ms per request, most of it parsing and planning (EXPLAIN ANALYZE of `next`'s queries:
+~2.5 ms planning, ~0.9 ms running). Since then: prepared statements (server-side binding, backend/settings.py) and
+a health check that polls the idle socket instead of sending SELECT 1 on every request (backend/postgresql).
+
 Afterwards the database is checked: every unit has at most its wanted assignments, those submitted are exactly
 the successful submit answers, a unit with all its wanted submitted is complete, each label is written once.
 The machine's load average (1 min) is printed with each figure: the machine is shared.
@@ -160,6 +168,30 @@ def group_cpu_seconds(pgid: int) -> float:
         if int(fields[2]) == pgid:
             total += int(fields[11]) + int(fields[12])
     return total / os.sysconf("SC_CLK_TCK")
+
+
+def postgres_cpu_seconds() -> float | None:
+    """CPU time of the local PostgreSQL server so far (its backends, live or ended), when its pid file is readable."""
+    for pidfile in sorted(Path("/var/run/postgresql").glob("*.pid")):
+        try:
+            postmaster = int(pidfile.read_text().split()[0])
+            fields = Path(f"/proc/{postmaster}/stat").read_text()
+        except (OSError, ValueError, IndexError):
+            continue
+        fields_ = fields[fields.rindex(")") + 2:].split()
+        total = sum(int(x) for x in fields_[11:15])  # its own and its ended children's (backends') time
+        for entry in Path("/proc").iterdir():
+            if not entry.name.isdigit():
+                continue
+            try:
+                stat = (entry / "stat").read_text()
+            except OSError:
+                continue
+            child = stat[stat.rindex(")") + 2:].split()
+            if int(child[1]) == postmaster:
+                total += int(child[11]) + int(child[12])
+        return total / os.sysconf("SC_CLK_TCK")
+    return None
 
 
 def labels_for(payload: dict) -> dict:
@@ -306,6 +338,7 @@ def run_one(args, port: int, tag: str, server_pgid: int) -> dict:
         p.start()
     load_before = os.getloadavg()[0]
     cpu_before = group_cpu_seconds(server_pgid)
+    pg_before = postgres_cpu_seconds()
     barrier.wait()
     began = time.perf_counter()
     rows: list = []
@@ -318,6 +351,8 @@ def run_one(args, port: int, tag: str, server_pgid: int) -> dict:
         client_cpu += cpu
     wall = time.perf_counter() - began
     server_cpu = group_cpu_seconds(server_pgid) - cpu_before
+    pg_after = postgres_cpu_seconds()
+    pg_cpu = None if pg_before is None or pg_after is None else pg_after - pg_before
     load_after = os.getloadavg()[0]
     for p in procs:
         p.join()
@@ -329,10 +364,13 @@ def run_one(args, port: int, tag: str, server_pgid: int) -> dict:
             errors[f"{endpoint} {status}"] += 1
     every = [s * 1000 for _, _, s in rows]
     result = {
-        "n": args.n, "start": args.start, "rounds": args.rounds, "requests": len(rows),
+        "n": args.n, "start": args.start, "stagger": args.stagger if args.start == "paced" else None,
+        "rounds": args.rounds, "requests": len(rows),
         "throughput_rps": round(len(rows) / wall, 1), "wall_s": round(wall, 1),
         "server_cpu_ms_per_request": round(1000 * server_cpu / max(1, len(rows)), 1),
         "client_cpu_ms_per_request": round(1000 * client_cpu / max(1, len(rows)), 2),
+        # the whole local server's, so other users of the same PostgreSQL count here too
+        "postgres_cpu_ms_per_request": None if pg_cpu is None else round(1000 * pg_cpu / max(1, len(rows)), 1),
         "errors": dict(errors), "loadavg_1m_before_after": [round(load_before, 2), round(load_after, 2)],
         "all_ms": {"p50": round(pct(every, 50), 1), "p95": round(pct(every, 95), 1), "p99": round(pct(every, 99), 1)},
         "endpoints_ms": {e: {"n": len(v), "p50": round(pct(v, 50), 1), "p95": round(pct(v, 95), 1),
@@ -350,7 +388,7 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--drafts", type=int, default=3)
     parser.add_argument("--think", type=float, default=1.0)
-    parser.add_argument("--stagger", choices=["think", "round"], default="think",
+    parser.add_argument("--stagger", choices=["think", "round"], default="round",
                         help="paced starts spread over one think time or over one round (drafts + 2 think times)")
     parser.add_argument("--qas", type=int, default=6, help="QAs (and spans) per response; two responses a unit")
     parser.add_argument("--workers", type=int, default=int(os.environ.get("WEB_CONCURRENCY", 2)))
@@ -376,10 +414,12 @@ def main() -> None:
                 result.update(workers=args.workers, threads=args.threads)
                 results.append(result)
                 e = result["endpoints_ms"]
-                print(f"N={n:<3} {start:<12} p50/p95/p99 all {result['all_ms']['p50']}/{result['all_ms']['p95']}/"
+                label = f"{start} ({args.stagger})" if start == "paced" else start
+                print(f"N={n:<3} {label:<15} p50/p95/p99 all {result['all_ms']['p50']}/{result['all_ms']['p95']}/"
                       f"{result['all_ms']['p99']} ms | " + " ".join(
                           f"{k} {v['p50']}/{v['p95']}/{v['p99']}" for k, v in e.items())
-                      + f" | {result['throughput_rps']} req/s, web CPU {result['server_cpu_ms_per_request']} ms/req, client CPU "
+                      + f" | {result['throughput_rps']} req/s, web CPU {result['server_cpu_ms_per_request']} ms/req, "
+                      f"PostgreSQL CPU {result['postgres_cpu_ms_per_request']} ms/req, client CPU "
                       f"{result['client_cpu_ms_per_request']} ms/req, errors {result['errors'] or 0}, counts "
                       f"{'ok' if result['counts']['ok'] else result['counts']}, load {result['loadavg_1m_before_after']}",
                       flush=True)

@@ -1,5 +1,6 @@
-"""The PostgreSQL health check (backend/postgresql): no round trip for a healthy idle connection, and a connection
-the server closed is still found unusable and replaced before the request uses it."""
+"""FactCrowd's PostgreSQL backend (backend/postgresql, backend/settings.py): the health check costs no round trip
+for a healthy idle connection, a connection the server closed is still found unusable and replaced before a
+request uses it, and queries run again and again are prepared (PostgreSQL plans them once per connection)."""
 from __future__ import annotations
 
 import time
@@ -59,3 +60,16 @@ def test_a_connection_in_a_transaction_is_checked_by_the_server(postgres, monkey
         assert calls == [1]  # not idle: the socket cannot tell, so SELECT 1 decides
     finally:
         postgres.connection.execute("ROLLBACK")
+
+
+def test_a_query_run_again_and_again_is_prepared(postgres):
+    from annotation_tasks.models import Unit
+
+    assert postgres.settings_dict["OPTIONS"].get("server_side_binding") is True
+    for pk in range(8):  # the same SQL with new values: prepared after prepare_threshold (5) runs
+        list(Unit.objects.filter(pk=-pk).values_list("id", "status"))
+    with postgres.cursor() as cursor:
+        cursor.execute("SELECT statement, generic_plans + custom_plans FROM pg_prepared_statements")
+        prepared = {sql: runs for sql, runs in cursor.fetchall()}
+    unit_reads = [runs for sql, runs in prepared.items() if 'FROM "annotation_tasks_unit"' in sql and "$1" in sql]
+    assert unit_reads and max(unit_reads) >= 2, prepared
