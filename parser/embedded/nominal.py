@@ -6,7 +6,7 @@ the possessor, compounds and 'by' give the agent, 'of' the theme, PPs and the cl
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Container, Iterable
 from dataclasses import dataclass, field
 from functools import cache
 
@@ -409,7 +409,7 @@ GEN_SKIP_DEPS = frozenset({"det", "aux", "auxpass", "cc", "punct", "case", "mark
 COPULAR_COMPLEMENTS = frozenset({"acomp", "attr", "oprd"})
 GEN_CONTAINS = "C"  # signature prefix of a phrase that holds the noun itself ("a two-year prison sentence")
 GEN_ADJUNCT_WH = frozenset({"when", "where", "why", "how", "how long", "how much"})
-_TRAINING: dict[str, object] = {"everything": False, "table": None}  # training only (see use_generator)
+_TRAINING: dict[str, object] = {"everything": False, "table": None, "prefixes": None}  # training only (see use_generator)
 
 
 def _edge(t: SpacyToken) -> str:
@@ -417,27 +417,34 @@ def _edge(t: SpacyToken) -> str:
     return f"prep:{t.lower_}" if t.dep_ == "prep" else t.dep_
 
 
-def path_candidates(n: SpacyToken, distance: int = GEN_DISTANCE) -> list[tuple[str, SpacyToken, tuple[int, int]]]:
+def path_candidates(n: SpacyToken, wanted: Container[str] | None = None, prefixes: Container[str] | None = None,
+                    distance: int = GEN_DISTANCE) -> list[tuple[str, SpacyToken, tuple[int, int]]]:
     """(signature, head, span) of every phrase whose head lies within `distance` dependency edges of the noun:
     the signature is the path, the relations up to the shared ancestor and those down from it
     ("pobj^prep:in|nsubj": the subject of the verb whose in-phrase holds the noun); the noun's ancestors give
-    their whole phrase ("C^compound": "the detention facilities")."""
+    their whole phrase ("C^compound": "the detention facilities"). With `wanted` (signatures) and `prefixes`
+    (signature_prefixes of them), only paths leading to a wanted signature are walked."""
     found: list[tuple[str, SpacyToken, tuple[int, int]]] = []
     ups: list[str] = []
     below = -1
     a = n
     for j in range(distance + 1):
         upsig = "^".join(ups)
+        if prefixes is not None and "U" + upsig not in prefixes:
+            break
         if j == 0 or a.tag_ in NOUN_TAGS | PROPER_TAGS:
-            found.append((GEN_CONTAINS + ("^" + upsig if upsig else ""), a, subtree_span(a)))
+            sig = GEN_CONTAINS + ("^" + upsig if upsig else "")
+            if wanted is None or sig in wanted:
+                found.append((sig, a, subtree_span(a)))
         if j < distance:
-            stack = [(c, _edge(c), j + 1) for c in a.children if c.i != below]
+            stack = [(c, f"{upsig}|{_edge(c)}", j + 1) for c in a.children if c.i != below]
             while stack:
                 t, sig, d = stack.pop()
-                if t.dep_ not in GEN_SKIP_DEPS and t.tag_ not in PUNCT_TAGS and not (
-                    d == 2 and j == 1 and t.dep_ in COPULAR_COMPLEMENTS and n.dep_ in SUBJ_DEPS
-                ):  # "the claim was false" says nothing of how it was claimed
-                    found.append((f"{upsig}|{sig}", t, subtree_span(t)))
+                if prefixes is not None and sig not in prefixes:
+                    continue
+                if (wanted is None or sig in wanted) and t.dep_ not in GEN_SKIP_DEPS and t.tag_ not in PUNCT_TAGS \
+                        and not (d == 2 and j == 1 and t.dep_ in COPULAR_COMPLEMENTS and n.dep_ in SUBJ_DEPS):
+                    found.append((sig, t, subtree_span(t)))  # "the claim was false" says nothing of how it was claimed
                 if d < distance:
                     stack.extend((c, f"{sig}>{_edge(c)}", d + 1) for c in t.children)
         head = a.head
@@ -447,6 +454,23 @@ def path_candidates(n: SpacyToken, distance: int = GEN_DISTANCE) -> list[tuple[s
         below = a.i
         a = head
     return found
+
+
+def signature_prefixes(table: Iterable[str]) -> frozenset[str]:
+    """Every prefix of the signatures' paths ("U" + the way up, then the way up "|" each start of the way down):
+    what path_candidates needs to walk only towards them."""
+    keys: set[str] = set()
+    for sig in table:
+        if sig.startswith(GEN_CONTAINS):
+            up, down = sig[len(GEN_CONTAINS) + 1:], None
+        else:
+            up, _, down = sig.partition("|")
+        parts = up.split("^") if up else []
+        keys.update("U" + "^".join(parts[:k]) for k in range(len(parts) + 1))
+        if down is not None:
+            steps = down.split(">")
+            keys.update(up + "|" + ">".join(steps[:k]) for k in range(1, len(steps) + 1))
+    return frozenset(keys)
 
 
 def _default_slot(sig: str, head: SpacyToken) -> tuple[str, str]:
@@ -479,10 +503,16 @@ def generator() -> dict[str, tuple[str, str]]:
     return {str(k): (str(v[0]), str(v[1])) for k, v in data.get("generator", {}).items()}
 
 
+@cache
+def _generator_prefixes() -> frozenset[str]:
+    return signature_prefixes(generator())
+
+
 def use_generator(table: dict[str, tuple[str, str]] | None, everything: bool = False) -> None:
     """Training only: propose `table`'s signatures instead of the artefact's, or every signature (each with its
     default question) to learn which to keep; `use_generator(None)` returns to the artefact."""
     _TRAINING["table"] = table
+    _TRAINING["prefixes"] = signature_prefixes(table) if table is not None else None
     _TRAINING["everything"] = everything
 
 
@@ -491,13 +521,18 @@ def generated_arguments(found: NounArgs) -> None:
     ("the withdrawal phase" for "during the withdrawal phase", the subject two clauses up): each its own
     question, the signature its rule, so that the scorer weighs it."""
     n = found.n
-    table = _TRAINING["table"]
-    wanted: dict[str, tuple[str, str]] | None = (
-        None if _TRAINING["everything"] else table if isinstance(table, dict) else generator())
-    if wanted is not None and not wanted:
-        return
+    table, given = _TRAINING["table"], _TRAINING["prefixes"]
+    wanted: dict[str, tuple[str, str]] | None = None
+    prefixes: frozenset[str] | None = None
+    if not _TRAINING["everything"]:
+        if isinstance(table, dict) and isinstance(given, frozenset):
+            wanted, prefixes = table, given
+        else:
+            wanted, prefixes = generator(), _generator_prefixes()
+        if not wanted:
+            return
     have = {a.span for a in (found.agent, found.theme, *found.extra, *found.adjuncts) if a is not None}
-    for sig, head, span in path_candidates(n):
+    for sig, head, span in path_candidates(n, wanted, prefixes):
         if span in have or span[0] >= span[1]:
             continue
         slot = wanted.get(sig) if wanted is not None else _default_slot(sig, head)
