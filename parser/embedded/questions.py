@@ -96,8 +96,8 @@ def qa_pair(slots: tuple[str, ...] | None, span: tuple[int, int], doc: Doc, offs
     if slots is None or span[0] >= span[1]:
         return None
     start, end = span
-    first, last = doc[start], doc[end - 1]
-    text = doc_text(doc)[first.idx : last.idx + len(last)]
+    last = doc[end - 1]
+    text = doc_text(doc)[doc[start].idx : last.idx + len(last.text)]
     rendered = _RENDERED.get(slots)
     if rendered is None:
         if len(_RENDERED) >= _RENDERED_CAP:
@@ -148,7 +148,8 @@ def split_conjuncts(qa: QAPair, arg: Arg, doc: Doc, offset: int) -> None:
     pieces = answer_spans(arg)
     if len(pieces) > 1:
         text = doc_text(doc)
-        qa.answers = [Answer(a + offset, b + offset, text[doc[a].idx : doc[b - 1].idx + len(doc[b - 1])]) for a, b in pieces]
+        qa.answers = [Answer(a + offset, b + offset, text[doc[a].idx : doc[b - 1].idx + len(doc[b - 1].text)])
+                      for a, b in pieces]
 
 
 def add_qas(frame_qas: list[QAPair], questions: list[tuple[tuple[str, ...] | None, Arg]], doc: Doc, offset: int) -> None:
