@@ -418,12 +418,14 @@ def _edge(t: SpacyToken) -> str:
 
 
 def path_candidates(n: SpacyToken, wanted: Container[str] | None = None, prefixes: Container[str] | None = None,
-                    distance: int = GEN_DISTANCE) -> list[tuple[str, SpacyToken, tuple[int, int]]]:
+                    distance: int | None = None) -> list[tuple[str, SpacyToken, tuple[int, int]]]:
     """(signature, head, span) of every phrase whose head lies within `distance` dependency edges of the noun:
     the signature is the path, the relations up to the shared ancestor and those down from it
     ("pobj^prep:in|nsubj": the subject of the verb whose in-phrase holds the noun); the noun's ancestors give
     their whole phrase ("C^compound": "the detention facilities"). With `wanted` (signatures) and `prefixes`
     (signature_prefixes of them), only paths leading to a wanted signature are walked."""
+    if distance is None:
+        distance = GEN_DISTANCE
     found: list[tuple[str, SpacyToken, tuple[int, int]]] = []
     ups: list[str] = []
     below = -1
