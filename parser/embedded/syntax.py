@@ -5,7 +5,7 @@ from spacy.attrs import DEP
 from spacy.tokens import Doc, Span
 from spacy.tokens import Token as SpacyToken
 
-from parser.embedded.view import DocView
+from parser.embedded.view import DocView, TokenView
 
 PUNCT_TAGS = frozenset({",", ".", ":", "``", "''", "-LRB-", "-RRB-", "HYPH", "NFP", '"', "$"}) - {"$"}
 EDGE_DEPS = frozenset({"cc", "punct", "preconj"})
@@ -43,13 +43,24 @@ def subtree_span(tok: SpacyToken, stop: SpacyToken | None = None) -> tuple[int, 
     A noun phrase ends before an aside set off by a comma or a bracket ("The Phoenicians, the first to sail
     around Africa", "Tree branches, especially of conifers"): QA-SRL annotators answer with the phrase before it.
     """
+    if stop is None and type(tok) is TokenView:  # the same phrases are asked about for many predicates
+        found = tok.span_
+        if found is None:
+            found = tok.span_ = _subtree_span(tok, None)
+        return found
     doc = tok.doc
-    memo = doc.memo if isinstance(doc, DocView) else None  # the same phrases are asked about for many predicates
+    memo = doc.memo if isinstance(doc, DocView) else None
     if memo is not None:
         key = (tok.i, -1 if stop is None else stop.i)
         found = memo.get(key)
         if found is not None:
             return found
+        found = memo[key] = _subtree_span(tok, stop)
+        return found
+    return _subtree_span(tok, stop)
+
+
+def _subtree_span(tok: SpacyToken, stop: SpacyToken | None) -> tuple[int, int]:
     start, end = tok.left_edge.i, tok.right_edge.i + 1
     if stop is not None:
         if stop.i > tok.i:
@@ -58,10 +69,7 @@ def subtree_span(tok: SpacyToken, stop: SpacyToken | None = None) -> tuple[int, 
             start = max(start, stop.right_edge.i + 1)
     if tok.n_rights and tok.tag_ in NOMINAL_HEAD_TAGS:
         end = min(end, _aside_start(tok, end))
-    span = trim(doc, start, end)
-    if memo is not None:
-        memo[key] = span
-    return span
+    return trim(tok.doc, start, end)
 
 
 def _aside_start(tok: SpacyToken, end: int) -> int:

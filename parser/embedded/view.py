@@ -30,7 +30,7 @@ class TokenView:
     """One token of a parsed doc, with spaCy Token's attribute names."""
 
     __slots__ = ("i", "doc", "text", "lower_", "tag_", "dep_", "idx", "is_alpha", "head", "lefts", "rights",
-                 "children", "n_lefts", "n_rights", "left_edge", "right_edge", "person_", "time_")
+                 "children", "n_lefts", "n_rights", "left_edge", "right_edge", "person_", "time_", "span_")
     # the slots' types (annotations only: with __slots__ they make no class attributes)
     i: int
     doc: DocView
@@ -50,6 +50,7 @@ class TokenView:
     right_edge: TokenView
     person_: bool | None  # wordclass.is_person / is_time, cached on the token (None: not asked yet)
     time_: bool | None
+    span_: tuple[int, int] | None  # syntax.subtree_span(tok), cached on the token
 
     @property
     def sent(self) -> SentView:
@@ -288,7 +289,7 @@ def _build(view: DocView, doc: Doc) -> None:
         t.dep_ = dep
         t.idx = x
         t.is_alpha = a == 1
-        t.person_ = t.time_ = None
+        t.person_ = t.time_ = t.span_ = None
         if h != i:
             t.head = tokens[h]
             k = kids[h]
@@ -330,7 +331,7 @@ def _build(view: DocView, doc: Doc) -> None:
          twin.rights, twin.children, twin.n_lefts, twin.n_rights, twin.left_edge, twin.right_edge) = (
             t.i, t.doc, t.text, t.lower_, t.tag_, t.dep_, t.idx, t.is_alpha, t.lefts,
             t.rights, t.children, t.n_lefts, t.n_rights, t.left_edge, t.right_edge)
-        twin.person_ = twin.time_ = None
+        twin.person_ = twin.time_ = twin.span_ = None
         twin.head = t
         t.head = twin
     view.sent_start = [None if s == 0 else s > 0 for s in start]
