@@ -25,6 +25,7 @@ from parser.embedded.syntax import (
 from parser.embedded.wordclass import core_wh, is_amount, is_duration, is_person, is_place, is_time
 
 EMPTY_PREP = "_"
+_NOMINAL = NOUN_TAGS | PROPER_TAGS  # built once, not in every test
 PRONOUN_PERSON = frozenset("he him his she her hers i me my we us our they them their".split())
 Found = tuple[tuple[int, int], SpacyToken]
 
@@ -68,7 +69,7 @@ def noun_governor(n: SpacyToken) -> SpacyToken | None:
         elif dep == "pobj" and head.dep_ in {"prep", "agent"}:
             if head.head.tag_ in VERB_TAGS:
                 return head.head
-            if head.head.tag_ in NOUN_TAGS | PROPER_TAGS:
+            if head.head.tag_ in _NOMINAL:
                 tok = head.head
             else:
                 return None
@@ -109,7 +110,7 @@ def _inherited_subject(v: SpacyToken, depth: int) -> Found | None:
         gov = governor(v)
         if gov is not None and gov is not v and (dep != "ccomp" or v.tag_ in {"VBG", "VB"}):
             return find_subject(gov, depth + 1)
-    if dep == "prep" and head.tag_ in NOUN_TAGS | PROPER_TAGS:
+    if dep == "prep" and head.tag_ in _NOMINAL:
         return np_antecedent(head, v), head
     return None
 
@@ -182,7 +183,7 @@ def _adjunct_prep(prep: str, pobj: SpacyToken) -> str:
         return "how much"
     if prep in W.LOCATIVE_PREPS and is_place(pobj) and not is_person(pobj) or (prep in {"in", "at", "near"} and pobj.tag_ in PROPER_TAGS):
         return "where"
-    if prep in W.SPATIAL_PREPS and not is_person(pobj) and pobj.tag_ in NOUN_TAGS | PROPER_TAGS:
+    if prep in W.SPATIAL_PREPS and not is_person(pobj) and pobj.tag_ in _NOMINAL:
         # QA-SRL annotators ask "where" of nearly every spatial phrase ("in the head", "at a low depth")
         return "where"
     return ""

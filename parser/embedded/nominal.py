@@ -50,6 +50,10 @@ ARGUMENT_MODEL_PATH = DATA_DIR / "nominal_arguments.json"
 TIME_ADJECTIVES = frozenset("early earlier late later recent previous former initial final first last next".split())
 SELF_RULES = frozenset({"agent_noun_self", "self_np"})  # answers that are the noun's own phrase
 CLAUSE_ADJUNCT_WH = frozenset({"when", "where", "why", "how", "how long"})
+# tag unions built once (a `NOUN_TAGS | PROPER_TAGS` in a test builds a new set on every call)
+_NOMINAL = NOUN_TAGS | PROPER_TAGS
+_NOMINAL_CD = _NOMINAL | {"CD"}
+_NOMINAL_PRP_CD = _NOMINAL | {"PRP", "CD"}
 Question = tuple[tuple[str, ...] | None, Arg]
 
 
@@ -101,7 +105,7 @@ class NounArgs:
             self.agent = Arg("agent", _without_case(c), c, core_wh(c), rule="poss")
 
     def compound(self, c: SpacyToken) -> None:
-        if c.tag_ not in NOUN_TAGS | PROPER_TAGS | {"CD"}:
+        if c.tag_ not in _NOMINAL_CD:
             return
         span = (c.left_edge.i, c.i + 1)
         if is_time(c):  # "the November elections", "2013 elections"
@@ -139,7 +143,7 @@ class NounArgs:
 
     def apposition(self, c: SpacyToken) -> None:
         """'a span of 75 miles, the longest closure': the appositive restates the event or its theme."""
-        if c.tag_ in NOUN_TAGS | PROPER_TAGS and c.i > self.n.i:
+        if c.tag_ in _NOMINAL and c.i > self.n.i:
             self.extra.append(Arg("obj", subtree_span(c), c, core_wh(c), rule="appos_child"))
 
     def number(self, c: SpacyToken) -> None:
@@ -196,9 +200,9 @@ class NounArgs:
         head = n.head
         if self.agent is not None or head is n:
             return
-        if n.dep_ == "compound" and head.tag_ in NOUN_TAGS | PROPER_TAGS and head.i > n.i:
+        if n.dep_ == "compound" and head.tag_ in _NOMINAL and head.i > n.i:
             self.agent = Arg("agent", trim(n.doc, n.i + 1, head.i + 1), head, core_wh(head), rule="compound_head")
-        elif n.dep_ == "pobj" and head.dep_ == "prep" and head.head.tag_ in NOUN_TAGS | PROPER_TAGS:
+        elif n.dep_ == "pobj" and head.dep_ == "prep" and head.head.tag_ in _NOMINAL:
             noun = head.head
             self.agent = Arg("agent", np_antecedent(noun, head), noun, core_wh(noun), rule=f"pp_head_{head.lower_}")
 
@@ -208,9 +212,9 @@ class NounArgs:
         n, head = self.n, self.n.head
         have = {a.span for a in (self.agent, self.theme, *self.extra) if a is not None}
         arg = None
-        if n.dep_ == "compound" and head.tag_ in NOUN_TAGS | PROPER_TAGS and head.i > n.i:
+        if n.dep_ == "compound" and head.tag_ in _NOMINAL and head.i > n.i:
             arg = Arg("obj", trim(n.doc, n.i + 1, head.i + 1), head, core_wh(head), rule="compound_head_extra")
-        elif n.dep_ == "pobj" and head.dep_ == "prep" and head.head.tag_ in NOUN_TAGS | PROPER_TAGS | {"CD"}:
+        elif n.dep_ == "pobj" and head.dep_ == "prep" and head.head.tag_ in _NOMINAL_CD:
             noun = head.head
             wh = "how long" if is_time(noun) and head.lower_ == "of" else core_wh(noun)
             kind = "adj" if wh == "how long" else "obj"
@@ -434,12 +438,13 @@ def path_candidates(n: SpacyToken, wanted: Container[str] | None = None, prefixe
         upsig = "^".join(ups)
         if prefixes is not None and "U" + upsig not in prefixes:
             break
-        if j == 0 or a.tag_ in NOUN_TAGS | PROPER_TAGS:
+        if j == 0 or a.tag_ in _NOMINAL:
             sig = GEN_CONTAINS + ("^" + upsig if upsig else "")
             if wanted is None or sig in wanted:
                 found.append((sig, a, subtree_span(a)))
         if j < distance:
-            stack = [(c, f"{upsig}|{_edge(c)}", j + 1) for c in a.children if c.i != below]
+            stack = [(c, f"{upsig}|prep:{c.lower_}" if c.dep_ == "prep" else f"{upsig}|{c.dep_}", j + 1)
+                     for c in a.children if c.i != below]  # _edge inline: one call less per child walked
             while stack:
                 t, sig, d = stack.pop()
                 if prefixes is not None and sig not in prefixes:
@@ -448,7 +453,8 @@ def path_candidates(n: SpacyToken, wanted: Container[str] | None = None, prefixe
                         and not (d == 2 and j == 1 and t.dep_ in COPULAR_COMPLEMENTS and n.dep_ in SUBJ_DEPS):
                     found.append((sig, t, subtree_span(t)))  # "the claim was false" says nothing of how it was claimed
                 if d < distance:
-                    stack.extend((c, f"{sig}>{_edge(c)}", d + 1) for c in t.children)
+                    stack.extend((c, f"{sig}>prep:{c.lower_}" if c.dep_ == "prep" else f"{sig}>{c.dep_}", d + 1)
+                                 for c in t.children)
         head = a.head
         if head.i == a.i:
             break
@@ -479,7 +485,7 @@ def _default_slot(sig: str, head: SpacyToken) -> tuple[str, str]:
     """(kind, wh) asked of a signature before training has seen it: subjects do the event, other nominal phrases
     undergo it, anything else says how."""
     last = sig.rsplit(">", 1)[-1].rsplit("|", 1)[-1]
-    if head.tag_ in NOUN_TAGS | PROPER_TAGS | {"PRP", "CD"} or sig.startswith(GEN_CONTAINS):
+    if head.tag_ in _NOMINAL_PRP_CD or sig.startswith(GEN_CONTAINS):
         return ("agent" if last == "nsubj" and agent_allowed(sig) else "obj"), core_wh(head)
     return "adj", "how"
 
@@ -589,7 +595,7 @@ def arguments_in_clause(n: SpacyToken, verb: str, gov: SpacyToken | None) -> Nou
         found.extra.append(Arg("agent", own, n, "who" if is_person(n) else core_wh(n), rule="agent_noun_self"))
     elif n.tag_ in NOUN_TAGS and found.theme is None and own[1] - own[0] > 1:  # "the song she wrote", "a proposal"
         found.extra.append(Arg("obj", own, n, core_wh(n), rule="self_np"))
-    if n.dep_ == "appos" and n.head.tag_ in NOUN_TAGS | PROPER_TAGS and n.head.i < n.i:
+    if n.dep_ == "appos" and n.head.tag_ in _NOMINAL and n.head.i < n.i:
         head = n.head
         found.extra.append(Arg("obj", np_antecedent(head, n), head, core_wh(head), rule="appos_head"))
     generated_arguments(found)
@@ -691,8 +697,15 @@ def argument_features(n: SpacyToken, arg: Arg, context: tuple[str, str, str, lis
         feats += part
     i = n.i
     start, end = arg.span
-    gap = start - i if start > i else i - end + 1
-    feats += [f"dist={rule}:{'R' if start > i else 'L'}{_bucket(gap)}", f"len={rule}:{_bucket(end - start)}"]
+    right = start > i
+    gap = start - i if right else i - end + 1
+    skey = (rule, right, gap, end - start)
+    where = _SPAN_PARTS.get(skey)
+    if where is None:
+        if len(_SPAN_PARTS) >= _PARTS_CAP:
+            _SPAN_PARTS.clear()
+        where = _SPAN_PARTS[skey] = (f"dist={rule}:{'R' if right else 'L'}{_bucket(gap)}", f"len={rule}:{_bucket(end - start)}")
+    feats += where
     if gov_stem:
         feats.append(f"rule_gov={rule}:{gov_stem}")
     if arg.prep != EMPTY_PREP:
@@ -703,14 +716,24 @@ def argument_features(n: SpacyToken, arg: Arg, context: tuple[str, str, str, lis
                   f"genhtag={head.tag_ if head is not None else '-'}"]
     if found is not None:
         agent, theme = found.agent, found.theme
-        feats += [f"slots={rule}:{agent.rule if agent is not None else '-'}/{theme.rule if theme is not None else '-'}",
-                  f"extras={rule}:{_bucket(len(found.extra))}"]
+        fkey = (rule, agent.rule if agent is not None else None, theme.rule if theme is not None else None,
+                len(found.extra))
+        slots = _SLOT_PARTS.get(fkey)
+        if slots is None:
+            if len(_SLOT_PARTS) >= _PARTS_CAP:
+                _SLOT_PARTS.clear()
+            slots = _SLOT_PARTS[fkey] = (
+                f"slots={rule}:{agent.rule if agent is not None else '-'}/{theme.rule if theme is not None else '-'}",
+                f"extras={rule}:{_bucket(len(found.extra))}")
+        feats += slots
     return feats
 
 
 # argument_features' label-only parts, built once per label tuple (same strings, fewer f-strings per answer)
 _PREFIXES: dict[tuple[str, str, str, str], tuple[str, ...]] = {}
 _HEAD_PARTS: dict[tuple[str, str, str, str, str], tuple[str, ...]] = {}
+_SPAN_PARTS: dict[tuple[str, bool, int, int], tuple[str, str]] = {}  # (rule, right of the noun, gap, length)
+_SLOT_PARTS: dict[tuple[str, str | None, str | None, int], tuple[str, str]] = {}  # (rule, agent's, theme's, extras)
 _PARTS_CAP = 1 << 16
 
 

@@ -463,7 +463,10 @@ Candidate = tuple[QAPair, list[list[str]]]
 
 
 def _bucket(n: int) -> str:
-    return str(n) if n < 3 else "3" if n < 5 else "5" if n < 9 else "9"
+    return _BUCKETS[n] if 0 <= n < 9 else str(n) if n < 3 else "9"
+
+
+_BUCKETS = ("0", "1", "2", "3", "3", "5", "5", "5", "5")  # what the comparisons give for 0..8
 
 
 def _verb_context(v: SpacyToken, info: VerbInfo, stem: str, has_obj: bool) -> tuple[str, ...]:
@@ -491,9 +494,15 @@ def argument_features(v: SpacyToken, arg: Arg, span: tuple[int, int], pieces: in
     if prefix is None:  # the parts that depend only on the rule, the question class and the verb: few, recurring
         prefix = _PREFIXES[key] = ("bias", f"r={rule}", f"cls={cls}", f"r_cls={rule}:{cls}", f"r_vdep={rule}:{v.dep_}",
                                    f"r_voice={rule}:{voice}")
-    feats = [*prefix, f"len={rule}:{length}", f"dist={rule}:{side}{_bucket(gap)}",
-             f"first={rule}:{first.lower_ if first.tag_ in _FUNCTION_TAGS else first.tag_}",
-             f"last={last.tag_}", f"r_last={rule}:{last.tag_}", f"cls_len={cls}:{length}"]
+    first_label = first.lower_ if first.tag_ in _FUNCTION_TAGS else first.tag_
+    skey = (rule, cls, length, side, _bucket(gap), first_label, last.tag_)
+    where = _SPAN_PARTS.get(skey)
+    if where is None:  # the span's parts: also few label tuples (buckets, tags), built once each
+        if len(_SPAN_PARTS) >= _PARTS_CAP:
+            _SPAN_PARTS.clear()
+        where = _SPAN_PARTS[skey] = (f"len={rule}:{length}", f"dist={rule}:{side}{skey[4]}", f"first={rule}:{first_label}",
+                                     f"last={last.tag_}", f"r_last={rule}:{last.tag_}", f"cls_len={cls}:{length}")
+    feats = [*prefix, *where]
     head = arg.head
     if head is not None:
         htag = head.tag_
@@ -517,6 +526,8 @@ def argument_features(v: SpacyToken, arg: Arg, span: tuple[int, int], pieces: in
 # same; building ~12 f-strings per answer was a tenth of the rule time)
 _PREFIXES: dict[tuple[str, str, str, str], tuple[str, ...]] = {}
 _HEAD_PARTS: dict[tuple[str, str, str, str, str, str | None], tuple[str, ...]] = {}
+_SPAN_PARTS: dict[tuple[str, str, str, str, str, str, str], tuple[str, ...]] = {}
+_PARTS_CAP = 1 << 16
 
 
 def _head_class(head: SpacyToken) -> str:
@@ -608,12 +619,13 @@ def _splits(v: SpacyToken, info: VerbInfo, has_obj: bool, qi: int, qa: QAPair, a
     return [Split(qi, span, head, rest, rest_slots, feats)]
 
 
-def candidate_qas(v: SpacyToken, offset: int,
-                  splits: list[Split] | None = None) -> tuple[list[Candidate], tuple[str, ...]]:
+def candidate_qas(v: SpacyToken, offset: int, splits: list[Split] | None = None,
+                  stem: str | None = None) -> tuple[list[Candidate], tuple[str, ...]]:
     """Every QA the rules ask about verb `v` with the features of each of its answers, and the features the
     verb's answers share (an answer's full feature set is both; training reads these). With `splits`, the ways
-    to cut each single-answer QA's span in two are appended to it (see Split)."""
-    stem = lexicon.verb_stem(v.lower_, v.tag_)
+    to cut each single-answer QA's span in two are appended to it (see Split); `stem`: the verb's, when known."""
+    if stem is None:
+        stem = lexicon.verb_stem(v.lower_, v.tag_)
     info = verb_info(v, stem)
     args, has_obj = verbal_arguments(v)
     args = [a for a in dedupe(args, v.i) if not (a.kind == "adj" and _is_connective(v.doc, a.span))]
@@ -756,11 +768,12 @@ def verbal_frame(v: SpacyToken, offset: int, sentence_index: int) -> PredicateFr
     """A verb's QAs: each answer the rules find is kept when the trained scorer's probability passes its threshold;
     a QA's confidence is the best probability among its kept answers (the class precision without a scorer);
     then the boundary step cuts the answers its scorer says hold two ("in the middle of the century in Egypt")."""
-    frame = PredicateFrame(v.i + offset, v.text, lexicon.verb_stem(v.lower_, v.tag_), "verbal", sentence_index, "VERB")
+    stem = lexicon.verb_stem(v.lower_, v.tag_)
+    frame = PredicateFrame(v.i + offset, v.text, stem, "verbal", sentence_index, "VERB")
     model = argument_model()
     splitter = split_model() if model is not None else None
     splits: list[Split] | None = [] if splitter is not None else None
-    candidates, context = candidate_qas(v, offset, splits)
+    candidates, context = candidate_qas(v, offset, splits, stem)
     if model is None:
         for qa, _ in candidates:
             qa.confidence = qa_confidence(qa)
