@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Container, Iterable
 from dataclasses import dataclass, field
-from functools import cache
+from functools import cache, lru_cache
 
 from spacy.tokens import Token as SpacyToken
 
@@ -613,10 +613,15 @@ def _clause_object(n: SpacyToken, gov: SpacyToken) -> Arg | None:
 # ------------------------------------------------------------------------------------------------ questions
 
 
+@lru_cache(maxsize=4096)
+def _past_infos(verb: str) -> tuple[VerbInfo, VerbInfo]:
+    """The past conjugation of QANom's questions and its passive twin (frozen dataclasses are slow to build)."""
+    return VerbInfo(verb, past=True), VerbInfo(verb, past=True, passive=True)
+
+
 def nominal_questions(verb: str, found: NounArgs) -> list[Question]:
     """QANom's questions: the verb in the past tense, the theme passive unless the verb is unaccusative."""
-    info = VerbInfo(verb, past=True)
-    passive = VerbInfo(verb, past=True, passive=True)  # what replace(info, passive=True) gives, without its cost
+    info, passive = _past_infos(verb)
     agent, theme = found.agent, found.theme
     qas: list[Question] = []
     if theme is not None:

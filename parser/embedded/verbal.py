@@ -119,7 +119,17 @@ def verb_info(v: SpacyToken, stem: str) -> VerbInfo:
     if v.tag_ == "VBN" and t.perfect and not t.passive:
         t.progressive = False
     participle = v.lower_ if v.tag_ == "VBN" and v.lower_ in lexicon.ALTERNATE_PARTICIPLES else ""
-    return VerbInfo(stem, t.past, t.modal, t.perfect, t.progressive and not t.passive, t.passive, negated, participle)
+    key = (stem, t.past, t.modal, t.perfect, t.progressive and not t.passive, t.passive, negated, participle)
+    info = _INFOS.get(key)
+    if info is None:  # a frozen dataclass sets each field through object.__setattr__: the same few recur
+        if len(_INFOS) >= _INFOS_CAP:
+            _INFOS.clear()
+        info = _INFOS[key] = VerbInfo(*key)
+    return info
+
+
+_INFOS: dict[tuple[str, bool, str, bool, bool, bool, bool, str], VerbInfo] = {}
+_INFOS_CAP = 1 << 16
 
 
 def _tense_from_governor(v: SpacyToken, auxes: list[SpacyToken], t: _Tense) -> None:
@@ -267,7 +277,9 @@ def verbal_arguments(v: SpacyToken) -> tuple[list[Arg], bool]:
         for arg in found.args:
             if arg.kind == "obj":
                 arg.prep = found.particle
-    return [a for a in (_resolve_relative(a, v) for a in found.args) if a is not None], found.has_obj
+    # only a one-word argument may be a bare relative word (_resolve_relative): the others pass as they are
+    resolved = [a if a.span[1] - a.span[0] != 1 else _resolve_relative(a, v) for a in found.args]
+    return [a for a in resolved if a is not None], found.has_obj
 
 
 def _add_antecedent(arg: Arg, v: SpacyToken) -> None:
@@ -355,8 +367,13 @@ def _active(info: VerbInfo) -> VerbInfo:
 
 def questions_for(info: VerbInfo, args: list[Arg], has_obj: bool) -> list[Question]:
     """One question per argument, phrased with the other core arguments as someone/something."""
-    subj = next((a for a in args if a.kind == "subj"), None)
-    obj = next((a for a in args if a.kind == "obj"), None)
+    subj = obj = None
+    for a in args:  # the first subject and the first object, in one pass
+        if a.kind == "subj":
+            if subj is None:
+                subj = a
+        elif a.kind == "obj" and obj is None:
+            obj = a
     subj_fill = filler(subj.head) if subj else "someone"
     obj_fill = filler(obj.head) if obj and obj.head is not None else "something"
     own_obj = obj_fill if has_obj and not info.passive else EMPTY
@@ -780,18 +797,22 @@ def verbal_frame(v: SpacyToken, offset: int, sentence_index: int) -> PredicateFr
             frame.qas.append(qa)
         return frame
     get = model.weights.get
-    shared = model.intercept + sum(get(f, 0.0) for f in context)  # the verb's part, once per verb
+    threshold = model.threshold
+    shared = model.intercept + sum(map(get, context, repeat(0.0)))  # the verb's part, once per verb (same order)
     kept_qas: set[int] = set()
     for qi, (qa, feats) in enumerate(candidates):
         kept = []
+        best = -1.0
         for f, answer in zip(feats, qa.answers, strict=True):
             z = reduce(add, map(get, f, repeat(0.0)), shared)  # same order as a loop of +=, so the same float
             p = 1.0 / (1.0 + math.exp(-z)) if z > -30 else 0.0
-            if p >= model.threshold:
-                kept.append((p, answer))
+            if p >= threshold:
+                kept.append(answer)
+                if p > best:
+                    best = p
         if kept:
-            qa.answers = [a for _, a in kept]
-            qa.confidence = round(max(p for p, _ in kept), 4)
+            qa.answers = kept
+            qa.confidence = round(best, 4)
             frame.qas.append(qa)
             kept_qas.add(qi)
     if splits and splitter is not None:
