@@ -159,9 +159,8 @@ def start_gunicorn(url: str, port: int, workers: int, threads: int, log: Path) -
     raise SystemExit(f"gunicorn did not answer; see {log}")
 
 
-def group_cpu_seconds(pgid: int) -> float:
-    """CPU time (user + system) of the server's processes so far: a figure the machine's other load barely moves."""
-    total = 0
+def _proc_stats():
+    """(pid, the fields of /proc/<pid>/stat after the command name) of every process that can be read."""
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit():
             continue
@@ -169,9 +168,12 @@ def group_cpu_seconds(pgid: int) -> float:
             stat = (entry / "stat").read_text()
         except OSError:
             continue
-        fields = stat[stat.rindex(")") + 2:].split()
-        if int(fields[2]) == pgid:
-            total += int(fields[11]) + int(fields[12])
+        yield int(entry.name), stat[stat.rindex(")") + 2:].split()  # state ppid pgrp ... utime(11) stime(12)
+
+
+def group_cpu_seconds(pgid: int) -> float:
+    """CPU time (user + system) of the server's processes so far: a figure the machine's other load barely moves."""
+    total = sum(int(f[11]) + int(f[12]) for _, f in _proc_stats() if int(f[2]) == pgid)
     return total / os.sysconf("SC_CLK_TCK")
 
 
@@ -180,21 +182,13 @@ def postgres_cpu_seconds() -> float | None:
     for pidfile in sorted(Path("/var/run/postgresql").glob("*.pid")):
         try:
             postmaster = int(pidfile.read_text().split()[0])
-            fields = Path(f"/proc/{postmaster}/stat").read_text()
         except (OSError, ValueError, IndexError):
             continue
-        fields_ = fields[fields.rindex(")") + 2:].split()
-        total = sum(int(x) for x in fields_[11:15])  # its own and its ended children's (backends') time
-        for entry in Path("/proc").iterdir():
-            if not entry.name.isdigit():
-                continue
-            try:
-                stat = (entry / "stat").read_text()
-            except OSError:
-                continue
-            child = stat[stat.rindex(")") + 2:].split()
-            if int(child[1]) == postmaster:
-                total += int(child[11]) + int(child[12])
+        stats = dict(_proc_stats())
+        if postmaster not in stats:
+            continue
+        total = sum(int(x) for x in stats[postmaster][11:15])  # its own and its ended children's (backends') time
+        total += sum(int(f[11]) + int(f[12]) for f in stats.values() if int(f[1]) == postmaster)
         return total / os.sysconf("SC_CLK_TCK")
     return None
 
