@@ -102,7 +102,7 @@ if not DATABASES["default"]["ENGINE"].endswith("sqlite3"):
         # Server-side binding with prepared statements: a query run 5 times on a connection is prepared, so
         # PostgreSQL stops parsing and planning it on each request. On the annotator's hot path planning cost
         # more than running (EXPLAIN ANALYZE: `next`'s queries ~2.5 ms planning, ~0.9 ms executing); the server's
-        # CPU per request fell by about a third (bench/bench_load.py). Set DB_SERVER_SIDE_BINDING=false behind a
+        # CPU per request fell by about a quarter (bench/bench_load.py). Set DB_SERVER_SIDE_BINDING=false behind a
         # pooler in transaction mode (pgbouncer < 1.21), which cannot keep a connection's prepared statements.
         if env.bool("DB_SERVER_SIDE_BINDING", default=True):
             DATABASES["default"].setdefault("OPTIONS", {}).update(
