@@ -7,6 +7,8 @@ run, interleaved with the parser chunk by chunk so both see the same machine loa
 of this process (one thread; best round), wall-clock speeds are printed beside; the ratio target is judged on
 the median round's paired ratio. Prints one JSON object.
 Targets: >= 200 sentences/s, and >= 0.8 of spaCy alone (rules and everything around them < 1/4 of the parse).
+The rules run compiled when scripts/compile_parser.py has built the current sources ("compiled_rules" in the
+JSON); FACTCROWD_PURE_PARSER=1 measures them as Python.
 """
 from __future__ import annotations
 
@@ -44,7 +46,7 @@ def main() -> None:
         texts = [row["sentence"] for row in csv.DictReader(handle)]
 
     from parser import lexicon
-    from parser.embedded import EmbeddedParser
+    from parser.embedded import COMPILED, EmbeddedParser
 
     parser = EmbeddedParser(batch_size=args.batch_size)
     nlp = parser.nlp
@@ -82,6 +84,8 @@ def main() -> None:
     print(json.dumps({
         "sentences": len(texts),
         "pipeline": nlp.pipe_names,
+        # the mypyc build of the rules in use (scripts/compile_parser.py), or null: the rules ran as Python
+        "compiled_rules": COMPILED,
         "rounds": args.rounds,
         "spacy_alone_sentences_per_s": round(spacy_sps, 1),
         "parser_sentences_per_s": round(parser_sps, 1),

@@ -19,6 +19,10 @@ if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
   echo "$want" > "$stamp"
 fi
 
+# The parser's rule modules compiled with mypyc (scripts/compile_parser.py: rebuilt only when their sources
+# change; optional: without a C compiler or on any error it prints one warning and the rules run as Python).
+.venv/bin/python scripts/compile_parser.py || true
+
 # A random signing key for this checkout (settings refuse the public development key outside DEBUG).
 if [ -z "${SECRET_KEY:-}" ] && [ ! -s var/secret_key ]; then
   mkdir -p var

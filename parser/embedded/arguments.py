@@ -7,6 +7,7 @@ inherit the controlling clause's); prepositional phrases, adverbs and adverbial 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Final
 
 from spacy.tokens import Token as SpacyToken
 
@@ -24,9 +25,9 @@ from parser.embedded.syntax import (
 )
 from parser.embedded.wordclass import core_wh, is_amount, is_duration, is_person, is_place, is_time
 
-EMPTY_PREP = "_"
-_NOMINAL = NOUN_TAGS | PROPER_TAGS  # built once, not in every test
-PRONOUN_PERSON = frozenset("he him his she her hers i me my we us our they them their".split())
+EMPTY_PREP: Final = "_"
+_NOMINAL: Final = NOUN_TAGS | PROPER_TAGS  # built once, not in every test
+PRONOUN_PERSON: Final = frozenset("he him his she her hers i me my we us our they them their".split())
 Found = tuple[tuple[int, int], SpacyToken]
 
 

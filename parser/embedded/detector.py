@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cache
+from typing import Final
 
 from spacy.tokens import Token as SpacyToken
 
@@ -19,9 +20,9 @@ from parser.embedded.linear import DATA_DIR, LinearModel, ModelUnavailable, load
 from parser.embedded.syntax import NOUN_TAGS, PROPER_TAGS
 from parser.embedded.wordclass import is_person
 
-MODEL_PATH = DATA_DIR / "nominal_detector.json"
-FEATURE_VERSION = 1
-_CONTEXT_DEPS = frozenset({"det", "poss", "amod", "compound", "nummod", "acl", "relcl", "prep", "appos", "conj", "nmod"})
+MODEL_PATH: Final = DATA_DIR / "nominal_detector.json"
+FEATURE_VERSION: Final = 1
+_CONTEXT_DEPS: Final = frozenset({"det", "poss", "amod", "compound", "nummod", "acl", "relcl", "prep", "appos", "conj", "nmod"})
 
 
 def candidate_verb(tok: SpacyToken) -> str | None:

@@ -9,6 +9,7 @@ import json
 from collections.abc import Callable, Container, Iterable
 from dataclasses import dataclass, field
 from functools import cache, lru_cache
+from typing import Final
 
 from spacy.tokens import Token as SpacyToken
 
@@ -44,16 +45,16 @@ from parser.embedded.syntax import (
 from parser.embedded.wordclass import core_wh, filler, is_person, is_time
 from parser.types import PredicateFrame
 
-AGENT_SUFFIXES = ("er", "or", "ist", "ant", "ent", "eer")
-ARGUMENT_FEATURE_VERSION = 3
-ARGUMENT_MODEL_PATH = DATA_DIR / "nominal_arguments.json"
-TIME_ADJECTIVES = frozenset("early earlier late later recent previous former initial final first last next".split())
-SELF_RULES = frozenset({"agent_noun_self", "self_np"})  # answers that are the noun's own phrase
-CLAUSE_ADJUNCT_WH = frozenset({"when", "where", "why", "how", "how long"})
+AGENT_SUFFIXES: Final = ("er", "or", "ist", "ant", "ent", "eer")
+ARGUMENT_FEATURE_VERSION: Final = 3
+ARGUMENT_MODEL_PATH: Final = DATA_DIR / "nominal_arguments.json"
+TIME_ADJECTIVES: Final = frozenset("early earlier late later recent previous former initial final first last next".split())
+SELF_RULES: Final = frozenset({"agent_noun_self", "self_np"})  # answers that are the noun's own phrase
+CLAUSE_ADJUNCT_WH: Final = frozenset({"when", "where", "why", "how", "how long"})
 # tag unions built once (a `NOUN_TAGS | PROPER_TAGS` in a test builds a new set on every call)
-_NOMINAL = NOUN_TAGS | PROPER_TAGS
-_NOMINAL_CD = _NOMINAL | {"CD"}
-_NOMINAL_PRP_CD = _NOMINAL | {"PRP", "CD"}
+_NOMINAL: Final = NOUN_TAGS | PROPER_TAGS
+_NOMINAL_CD: Final = _NOMINAL | {"CD"}
+_NOMINAL_PRP_CD: Final = _NOMINAL | {"PRP", "CD"}
 Question = tuple[tuple[str, ...] | None, Arg]
 
 
@@ -250,7 +251,7 @@ def _without_case(c: SpacyToken) -> tuple[int, int]:
     return start, end
 
 
-_HANDLERS: dict[str, Callable[[NounArgs, SpacyToken], None]] = {
+_HANDLERS: Final[dict[str, Callable[[NounArgs, SpacyToken], None]]] = {
     "poss": NounArgs.possessor,
     "compound": NounArgs.compound,
     "nmod": NounArgs.compound,
@@ -322,7 +323,7 @@ def _clause_subject(n: SpacyToken, gov: SpacyToken) -> Arg | None:
     return _subject_arg(subj[1], "clause_subject", subj[0])
 
 
-UPPER_DEPS = frozenset({"xcomp", "ccomp", "advcl", "conj", "pcomp", "relcl", "acl", "prep", "pobj"})
+UPPER_DEPS: Final = frozenset({"xcomp", "ccomp", "advcl", "conj", "pcomp", "relcl", "acl", "prep", "pobj"})
 
 
 def _upper_subjects(n: SpacyToken, gov: SpacyToken | None, have: set[tuple[int, int]]) -> list[Arg]:
@@ -407,13 +408,13 @@ def _clause_adjunct_candidates(gov: SpacyToken) -> list[tuple[int, int, int, Arg
 
 # ------------------------------------------------------------------------------------------------ generator
 
-GEN_DISTANCE = 3  # dependency edges between the noun and a generated answer's head
-GEN_SKIP_DEPS = frozenset({"det", "aux", "auxpass", "cc", "punct", "case", "mark", "neg", "prep", "predet", "expl",
+GEN_DISTANCE: Final = 3  # dependency edges between the noun and a generated answer's head
+GEN_SKIP_DEPS: Final = frozenset({"det", "aux", "auxpass", "cc", "punct", "case", "mark", "neg", "prep", "predet", "expl",
                            "prt", "dep", "meta", "intj"})
-COPULAR_COMPLEMENTS = frozenset({"acomp", "attr", "oprd"})
-GEN_CONTAINS = "C"  # signature prefix of a phrase that holds the noun itself ("a two-year prison sentence")
-GEN_ADJUNCT_WH = frozenset({"when", "where", "why", "how", "how long", "how much"})
-_TRAINING: dict[str, object] = {"everything": False, "table": None, "prefixes": None}  # training only (see use_generator)
+COPULAR_COMPLEMENTS: Final = frozenset({"acomp", "attr", "oprd"})
+GEN_CONTAINS: Final = "C"  # signature prefix of a phrase that holds the noun itself ("a two-year prison sentence")
+GEN_ADJUNCT_WH: Final = frozenset({"when", "where", "why", "how", "how long", "how much"})
+_TRAINING: Final[dict[str, object]] = {"everything": False, "table": None, "prefixes": None}  # training only (see use_generator)
 
 
 def _edge(t: SpacyToken) -> str:
@@ -735,11 +736,11 @@ def argument_features(n: SpacyToken, arg: Arg, context: tuple[str, str, str, lis
 
 
 # argument_features' label-only parts, built once per label tuple (same strings, fewer f-strings per answer)
-_PREFIXES: dict[tuple[str, str, str, str], tuple[str, ...]] = {}
-_HEAD_PARTS: dict[tuple[str, str, str, str, str], tuple[str, ...]] = {}
-_SPAN_PARTS: dict[tuple[str, bool, int, int], tuple[str, str]] = {}  # (rule, right of the noun, gap, length)
-_SLOT_PARTS: dict[tuple[str, str | None, str | None, int], tuple[str, str]] = {}  # (rule, agent's, theme's, extras)
-_PARTS_CAP = 1 << 16
+_PREFIXES: Final[dict[tuple[str, str, str, str], tuple[str, ...]]] = {}
+_HEAD_PARTS: Final[dict[tuple[str, str, str, str, str], tuple[str, ...]]] = {}
+_SPAN_PARTS: Final[dict[tuple[str, bool, int, int], tuple[str, str]]] = {}  # (rule, right of the noun, gap, length)
+_SLOT_PARTS: Final[dict[tuple[str, str | None, str | None, int], tuple[str, str]]] = {}  # (rule, agent's, theme's, extras)
+_PARTS_CAP: Final = 1 << 16
 
 
 def argument_model() -> LinearModel:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from functools import lru_cache
+from typing import Final
 
 from spacy.tokens import Doc
 from spacy.tokens import Token as SpacyToken
@@ -17,9 +18,9 @@ from parser.embedded.arguments import Arg
 from parser.embedded.syntax import NOUN_TAGS, PROPER_TAGS, conj_heads, doc_text, trim
 from parser.types import Answer, QAPair
 
-EMPTY = "_"
-SPLIT_KINDS = frozenset({"subj", "obj", "agent", "prep", "obj2"})
-CONJUNCT_TAGS = NOUN_TAGS | PROPER_TAGS | {"PRP", "CD"}
+EMPTY: Final = "_"
+SPLIT_KINDS: Final = frozenset({"subj", "obj", "agent", "prep", "obj2"})
+CONJUNCT_TAGS: Final = NOUN_TAGS | PROPER_TAGS | {"PRP", "CD"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -107,8 +108,8 @@ def qa_pair(slots: tuple[str, ...] | None, span: tuple[int, int], doc: Doc, offs
 
 
 # slots -> (question text, role): the same few thousand questions recur in every document
-_RENDERED: dict[tuple[str, ...], tuple[str, str]] = {}
-_RENDERED_CAP = 1 << 16
+_RENDERED: Final[dict[tuple[str, ...], tuple[str, str]]] = {}
+_RENDERED_CAP: Final = 1 << 16
 
 
 def conjunct_spans(span: tuple[int, int], head: SpacyToken | None) -> list[tuple[int, int]]:

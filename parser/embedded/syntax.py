@@ -1,21 +1,23 @@
 """Tag classes and token spans read off a spaCy parse: the vocabulary every rule module shares."""
 from __future__ import annotations
 
+from typing import Final
+
 from spacy.attrs import DEP
 from spacy.tokens import Doc, Span
 from spacy.tokens import Token as SpacyToken
 
 from parser.embedded.view import DocView, TokenView
 
-PUNCT_TAGS = frozenset({",", ".", ":", "``", "''", "-LRB-", "-RRB-", "HYPH", "NFP", '"', "$"}) - {"$"}
-EDGE_DEPS = frozenset({"cc", "punct", "preconj"})
-TRIM_END_DEPS = frozenset({"cc", "punct"})
-VERB_TAGS = frozenset({"VB", "VBD", "VBG", "VBN", "VBP", "VBZ"})
-NOUN_TAGS = frozenset({"NN", "NNS"})
-PROPER_TAGS = frozenset({"NNP", "NNPS"})
-SUBJ_DEPS = frozenset({"nsubj", "nsubjpass", "csubj", "csubjpass"})
-AUX_DEPS = frozenset({"aux", "auxpass"})
-RELATIVE_WORDS = frozenset({"who", "whom", "which", "that", "whose", "where", "when"})
+PUNCT_TAGS: Final = frozenset({",", ".", ":", "``", "''", "-LRB-", "-RRB-", "HYPH", "NFP", '"', "$"}) - {"$"}
+EDGE_DEPS: Final = frozenset({"cc", "punct", "preconj"})
+TRIM_END_DEPS: Final = frozenset({"cc", "punct"})
+VERB_TAGS: Final = frozenset({"VB", "VBD", "VBG", "VBN", "VBP", "VBZ"})
+NOUN_TAGS: Final = frozenset({"NN", "NNS"})
+PROPER_TAGS: Final = frozenset({"NNP", "NNPS"})
+SUBJ_DEPS: Final = frozenset({"nsubj", "nsubjpass", "csubj", "csubjpass"})
+AUX_DEPS: Final = frozenset({"aux", "auxpass"})
+RELATIVE_WORDS: Final = frozenset({"who", "whom", "which", "that", "whose", "where", "when"})
 
 
 def trim(doc: Doc | Span, start: int, end: int) -> tuple[int, int]:
@@ -33,8 +35,8 @@ def trim(doc: Doc | Span, start: int, end: int) -> tuple[int, int]:
     return start, end
 
 
-NOMINAL_HEAD_TAGS = frozenset({"NN", "NNS", "NNP", "NNPS", "PRP", "CD"})
-ASIDE_DEPS = frozenset({"appos", "acl", "relcl", "amod", "advmod", "npadvmod", "parataxis", "prep"})
+NOMINAL_HEAD_TAGS: Final = frozenset({"NN", "NNS", "NNP", "NNPS", "PRP", "CD"})
+ASIDE_DEPS: Final = frozenset({"appos", "acl", "relcl", "amod", "advmod", "npadvmod", "parataxis", "prep"})
 
 
 def subtree_span(tok: SpacyToken, stop: SpacyToken | None = None) -> tuple[int, int]:

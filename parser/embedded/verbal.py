@@ -8,6 +8,7 @@ from dataclasses import dataclass, field, replace
 from functools import cache, lru_cache, reduce
 from itertools import repeat
 from operator import add
+from typing import Final
 
 from spacy.tokens import Doc
 from spacy.tokens import Token as SpacyToken
@@ -42,10 +43,10 @@ from parser.embedded.syntax import (
 from parser.embedded.wordclass import core_wh, filler, is_person, is_time
 from parser.types import Answer, PredicateFrame, QAPair
 
-PRECISION_PATH = DATA_DIR / "verbal_precision.json"
-INHERIT_ADJUNCTS = True
-INHERIT_DEPS = frozenset({"xcomp", "conj", "advcl"})
-INHERIT_WH = frozenset({"when", "where", "why"})
+PRECISION_PATH: Final = DATA_DIR / "verbal_precision.json"
+INHERIT_ADJUNCTS: Final = True
+INHERIT_DEPS: Final = frozenset({"xcomp", "conj", "advcl"})
+INHERIT_WH: Final = frozenset({"when", "where", "why"})
 Question = tuple[tuple[str, ...] | None, Arg]
 
 
@@ -128,8 +129,8 @@ def verb_info(v: SpacyToken, stem: str) -> VerbInfo:
     return info
 
 
-_INFOS: dict[tuple[str, bool, str, bool, bool, bool, bool, str], VerbInfo] = {}
-_INFOS_CAP = 1 << 16
+_INFOS: Final[dict[tuple[str, bool, str, bool, bool, bool, bool, str], VerbInfo]] = {}
+_INFOS_CAP: Final = 1 << 16
 
 
 def _tense_from_governor(v: SpacyToken, auxes: list[SpacyToken], t: _Tense) -> None:
@@ -228,7 +229,7 @@ class _VerbArgs:
             self.add(Arg("obj", subtree_span(c), c), is_obj=True)
 
 
-_HANDLERS: dict[str, Callable[[_VerbArgs, SpacyToken], None]] = {
+_HANDLERS: Final[dict[str, Callable[[_VerbArgs, SpacyToken], None]]] = {
     "prt": _VerbArgs.prt,
     "dobj": _VerbArgs.direct_object,
     "attr": _VerbArgs.direct_object,
@@ -423,16 +424,16 @@ def dedupe(args: list[Arg], predicate: int) -> list[Arg]:
 # Sentence connectives the adverb and PP rules read as when/where/how adjuncts ("Yet , the government tried",
 # "In other words , ..."): they link the sentence to the one before and answer no question about the verb
 # (on QA-SRL GS wikipedia dev 4 of the 34 answers these words make matched gold, "then" 0 of 7)
-CONNECTIVES = frozenset(
+CONNECTIVES: Final = frozenset(
     """then still yet otherwise furthermore moreover however therefore thus hence henceforth nevertheless
     nonetheless instead conversely indeed consequently accordingly additionally likewise similarly besides
     anyway alternatively notably namely traditionally typically""".split())
-CONNECTIVE_PHRASES = frozenset(
+CONNECTIVE_PHRASES: Final = frozenset(
     """in addition|in other words|for example|for instance|in fact|in particular|in contrast|by contrast|of course|
     in turn|on the other hand|in general|in short|in summary|in any case|as well|at least""".replace("\n    ", "").split("|"))
 
 
-_CONNECTIVE_FIRST = frozenset(p.split()[0] for p in CONNECTIVE_PHRASES)
+_CONNECTIVE_FIRST: Final = frozenset(p.split()[0] for p in CONNECTIVE_PHRASES)
 
 
 def _is_connective(doc: Doc, span: tuple[int, int]) -> bool:
@@ -473,9 +474,9 @@ def _class_confidence(wh: str, role: str) -> float:
     return 1.0
 
 
-VERBAL_ARGUMENT_FEATURE_VERSION = 1
-ARGUMENT_MODEL_PATH = DATA_DIR / "verbal_arguments.json"
-_FUNCTION_TAGS = frozenset({"DT", "IN", "TO", "WDT", "WP", "WRB", "PRP", "PRP$", "CC", "RB", "EX", "MD", "PDT"})
+VERBAL_ARGUMENT_FEATURE_VERSION: Final = 1
+ARGUMENT_MODEL_PATH: Final = DATA_DIR / "verbal_arguments.json"
+_FUNCTION_TAGS: Final = frozenset({"DT", "IN", "TO", "WDT", "WP", "WRB", "PRP", "PRP$", "CC", "RB", "EX", "MD", "PDT"})
 Candidate = tuple[QAPair, list[list[str]]]
 
 
@@ -483,7 +484,7 @@ def _bucket(n: int) -> str:
     return _BUCKETS[n] if 0 <= n < 9 else str(n) if n < 3 else "9"
 
 
-_BUCKETS = ("0", "1", "2", "3", "3", "5", "5", "5", "5")  # what the comparisons give for 0..8
+_BUCKETS: Final = ("0", "1", "2", "3", "3", "5", "5", "5", "5")  # what the comparisons give for 0..8
 
 
 def _verb_context(v: SpacyToken, info: VerbInfo, stem: str, has_obj: bool) -> tuple[str, ...]:
@@ -541,10 +542,10 @@ def argument_features(v: SpacyToken, arg: Arg, span: tuple[int, int], pieces: in
 
 # argument_features' parts that depend only on a few labels, built once per label tuple (the strings are the
 # same; building ~12 f-strings per answer was a tenth of the rule time)
-_PREFIXES: dict[tuple[str, str, str, str], tuple[str, ...]] = {}
-_HEAD_PARTS: dict[tuple[str, str, str, str, str, str | None], tuple[str, ...]] = {}
-_SPAN_PARTS: dict[tuple[str, str, str, str, str, str, str], tuple[str, ...]] = {}
-_PARTS_CAP = 1 << 16
+_PREFIXES: Final[dict[tuple[str, str, str, str], tuple[str, ...]]] = {}
+_HEAD_PARTS: Final[dict[tuple[str, str, str, str, str, str | None], tuple[str, ...]]] = {}
+_SPAN_PARTS: Final[dict[tuple[str, str, str, str, str, str, str], tuple[str, ...]]] = {}
+_PARTS_CAP: Final = 1 << 16
 
 
 def _head_class(head: SpacyToken) -> str:
@@ -568,8 +569,8 @@ class Split:
 
 # not relative clauses or participles: "who died in 2005" answers no question about the verb (it only overlaps
 # gold's whole noun phrase); cutting them gained 0.0024 CV F1 on wikipedia, through that overlap
-SPLIT_DEPS = frozenset({"prep", "appos", "conj", "advcl", "npadvmod"})
-_CLOSING_TAGS = frozenset({".", ",", ":", "-RRB-", "''"})
+SPLIT_DEPS: Final = frozenset({"prep", "appos", "conj", "advcl", "npadvmod"})
+_CLOSING_TAGS: Final = frozenset({".", ",", ":", "-RRB-", "''"})
 
 
 def _split_root(arg: Arg, span: tuple[int, int]) -> SpacyToken | None:
@@ -704,7 +705,7 @@ def _example_list(arg: Arg, v: SpacyToken) -> list[tuple[int, int]]:
     return []
 
 
-APPOSITIVE_KINDS = frozenset({"subj", "obj", "agent", "prep", "obj2"})
+APPOSITIVE_KINDS: Final = frozenset({"subj", "obj", "agent", "prep", "obj2"})
 
 
 def _appositive(arg: Arg, v: SpacyToken) -> tuple[int, int] | None:

@@ -15,15 +15,15 @@ from __future__ import annotations
 
 from bisect import bisect_right
 from collections.abc import Iterator
-from typing import Any, cast
+from typing import Any
 
-from spacy.attrs import DEP, HEAD, IDX, IS_ALPHA, LOWER, ORTH, SENT_START, TAG
 from spacy.tokens import Doc, Span
 from spacy.tokens import Token as SpacyToken
 
+from parser.embedded.viewbuild import _edges, build_tokens
+
 VIEW_KEY = "_factcrowd_view"
-_STRINGS: dict[int, str] = {}  # hash -> string: spaCy's hashes are the same in every vocabulary
-_STRINGS_CAP = 1 << 20
+__all__ = ["VIEW_KEY", "DocView", "SentView", "TokenView", "_edges", "doc_view"]
 
 
 class TokenView:
@@ -205,139 +205,12 @@ class DocView(list):
         return self is not other
 
 
-def _strings(doc: Doc, hashes: list[int]) -> list[str]:
-    try:
-        return list(map(_STRINGS.__getitem__, hashes))
-    except KeyError:
-        if len(_STRINGS) > _STRINGS_CAP:
-            _STRINGS.clear()
-        store = doc.vocab.strings
-        for h in hashes:
-            if h not in _STRINGS:
-                _STRINGS[h] = store[h]
-        return list(map(_STRINGS.__getitem__, hashes))
-
-
-def _edges(heads: list[int]) -> tuple[list[int], list[int]]:
-    """Each token's left and right subtree edge exactly as spaCy's set_children_from_heads leaves them (a
-    forward and a backward pass, repeated while a head lies outside the sentences the edges give, at most 12
-    times): for a non-projective parse not always the subtree's extremes, and the rules read spaCy's values."""
-    n = len(heads)
-    left = list(range(n))
-    right = list(range(n))
-    loops = 0
-    while True:
-        for i in range(n):
-            h = heads[i]
-            if left[i] < left[h]:
-                left[h] = left[i]
-            if right[i] > right[h]:
-                right[h] = right[i]
-        for i in range(n - 1, -1, -1):
-            h = heads[i]
-            if right[i] > right[h]:
-                right[h] = right[i]
-            if left[i] < left[h]:
-                left[h] = left[i]
-        if _heads_within_sentences(heads, left) or loops > 10:
-            return left, right
-        loops += 1
-
-
-def _heads_within_sentences(heads: list[int], left: list[int]) -> bool:
-    starts = {left[i] for i in range(len(heads)) if heads[i] == i}
-    if starts <= {0}:  # one sentence from the first token (nearly every doc): every head lies inside it
-        return True
-    n = len(heads)
-    sent_start = 0
-    for i in range(n):
-        if (i > 0 and i in starts) or i == n - 1:
-            for j in range(sent_start, i):
-                if heads[j] < sent_start or heads[j] >= i + 1:
-                    return False
-            sent_start = i
-    return True
-
-
-_EMPTY: tuple[TokenView, ...] = ()
-_COLUMNS = [ORTH, LOWER, TAG, DEP, HEAD, IDX, IS_ALPHA, SENT_START]
-
-
 def _build(view: DocView, doc: Doc) -> None:
     """Every token's attributes from spaCy's arrays (one call for all of them, not one object per access)."""
-    n = len(doc)
-    if not n:
-        return
-    columns = doc.to_array(_COLUMNS)
-    hashes = cast("list[int]", columns[:, :4].ravel().tolist())  # uint64 string hashes
-    strings = iter(_strings(doc, hashes))  # per token: orth, lower, tag, dep
-    rel, idx, alpha, start = columns[:, 4:].view("int64").T.tolist()
-    heads = [i + r for i, r in enumerate(rel)]
-    new = object.__new__
-    tokens: list[TokenView] = [new(TokenView) for _ in range(n)]
-    view.extend(tokens)
-    kids: list[list[TokenView] | None] = [None] * n
-    roots: list[TokenView] = []
-    # zip takes the four strings of a token from the one iterator in turn
-    for t, i, text, lower, tag, dep, x, a, h in zip(tokens, range(n), strings, strings, strings, strings, idx, alpha,
-                                                    heads, strict=False):
-        t.i = i
-        t.doc = view
-        t.text = text
-        t.lower_ = lower
-        t.tag_ = tag
-        t.dep_ = dep
-        t.idx = x
-        t.is_alpha = a == 1
-        t.person_ = t.time_ = t.span_ = None
-        if h != i:
-            t.head = tokens[h]
-            k = kids[h]
-            if k is None:
-                kids[h] = [t]
-            else:
-                k.append(t)
-        else:  # the root: its head is a twin, filled below, so that `root.head is root` stays False as in spaCy
-            roots.append(t)
-    lefts, rights = _edges(heads)
-    for t, i, left, right, k in zip(tokens, range(n), lefts, rights, kids, strict=True):
-        t.left_edge = tokens[left]
-        t.right_edge = tokens[right]
-        if k is None:
-            t.children = t.lefts = t.rights = _EMPTY
-            t.n_lefts = t.n_rights = 0
-        else:  # dependents in index order; spaCy counts them all but finds them between the edges only
-            nl = 0
-            for c in k:
-                if c.i > i:
-                    break
-                nl += 1
-            if nl == 0:
-                t.n_lefts, t.n_rights = 0, len(k)
-                t.lefts = _EMPTY
-                t.children = t.rights = tuple(k if k[-1].i <= right else [c for c in k if c.i <= right])
-                continue
-            ls, rs = k[:nl], k[nl:]
-            t.n_lefts, t.n_rights = nl, len(rs)
-            if ls[0].i < left:
-                ls = [c for c in ls if c.i >= left]
-            if rs and rs[-1].i > right:
-                rs = [c for c in rs if c.i <= right]
-            t.lefts, t.rights = tuple(ls), tuple(rs)
-            t.children = t.lefts + t.rights
-    for t in roots:
-        twin = new(TokenView)
-        (twin.i, twin.doc, twin.text, twin.lower_, twin.tag_, twin.dep_, twin.idx, twin.is_alpha, twin.lefts,
-         twin.rights, twin.children, twin.n_lefts, twin.n_rights, twin.left_edge, twin.right_edge) = (
-            t.i, t.doc, t.text, t.lower_, t.tag_, t.dep_, t.idx, t.is_alpha, t.lefts,
-            t.rights, t.children, t.n_lefts, t.n_rights, t.left_edge, t.right_edge)
-        twin.person_ = twin.time_ = twin.span_ = None
-        twin.head = t
-        t.head = twin
-    view.sent_start = [None if s == 0 else s > 0 for s in start]
-    view.starts = starts = [i for i, s in enumerate(start) if s > 0 or i == 0]
-    view.sentences = [SentView(view, s, e) for s, e in zip(starts, starts[1:] + [n], strict=True)]
-
+    if len(doc):
+        view.sent_start, view.starts = build_tokens(view, doc, TokenView)
+        starts = view.starts
+        view.sentences = [SentView(view, s, e) for s, e in zip(starts, starts[1:] + [len(doc)], strict=True)]
 
 
 def doc_view(doc: Doc | Span | DocView) -> DocView:
