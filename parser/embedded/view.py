@@ -14,8 +14,8 @@ doc as spaCy's Token does.
 from __future__ import annotations
 
 from bisect import bisect_right
-from collections.abc import Iterator
-from typing import Any
+from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING, Any
 
 from spacy.tokens import Doc, Span
 from spacy.tokens import Token as SpacyToken
@@ -116,13 +116,27 @@ class TokenView:
     def __ge__(self, other: Any) -> bool:
         return self.idx >= other.idx
 
-    def __getattr__(self, name: str) -> Any:  # only for names not in the slots: the real spaCy Token's
-        if name.startswith("__") or name not in _SPACY_TOKEN_NAMES:
-            raise AttributeError(name)
-        return getattr(self.doc.doc[self.i], name)
+    if TYPE_CHECKING:  # at run time: spaCy Token's names through properties (_fall_through)
+        def __getattr__(self, name: str) -> Any: ...
 
 
-_SPACY_TOKEN_NAMES = frozenset(n for n in dir(SpacyToken) if not n.startswith("__"))
+def _fall_through(cls: type, spacy_cls: type, real: Callable[[Any], Any]) -> None:
+    """Give `cls` a property for each public name of `spacy_cls` it does not define, reading it from `real(self)`
+    (the spaCy object the view stands for). One property per name rather than one __getattr__: a class with
+    __getattr__ routes every attribute read through a slower hook (and Python cannot specialise reads of its
+    slots), and the rules read the slots millions of times."""
+    def reader(name: str) -> property:
+        def get(self: Any) -> Any:
+            return getattr(real(self), name)
+
+        return property(get, doc=f"spaCy's {spacy_cls.__name__}.{name}, read from the real object")
+
+    for name in sorted(n for n in dir(spacy_cls) if not n.startswith("__")):
+        if not hasattr(cls, name):
+            setattr(cls, name, reader(name))
+
+
+_fall_through(TokenView, SpacyToken, lambda t: t.doc.doc[t.i])
 
 
 class SentView:
@@ -144,10 +158,8 @@ class SentView:
             return self.doc.doc[self.start : self.end][i]
         return self.doc[self.start : self.end][i]
 
-    def __getattr__(self, name: str) -> Any:
-        if name.startswith("__"):
-            raise AttributeError(name)
-        return getattr(self.doc.doc[self.start : self.end], name)
+    if TYPE_CHECKING:  # at run time: spaCy Span's names through properties (_fall_through)
+        def __getattr__(self, name: str) -> Any: ...
 
 
 class DocView(list):
@@ -191,10 +203,8 @@ class DocView(list):
     def has_annotation(self, attr: str | int, *, require_complete: bool = False) -> bool:
         return self.doc.has_annotation(attr, require_complete=require_complete)
 
-    def __getattr__(self, name: str) -> Any:
-        if name.startswith("__"):
-            raise AttributeError(name)
-        return getattr(self.doc, name)
+    if TYPE_CHECKING:  # at run time: spaCy Doc's names through properties (_fall_through)
+        def __getattr__(self, name: str) -> Any: ...
 
     __hash__ = object.__hash__  # type: ignore[assignment]  # one view per doc; never equal to another
 
@@ -203,6 +213,10 @@ class DocView(list):
 
     def __ne__(self, other: object) -> bool:
         return self is not other
+
+
+_fall_through(SentView, Span, lambda s: s.doc.doc[s.start : s.end])
+_fall_through(DocView, Doc, lambda d: d.doc)
 
 
 def _build(view: DocView, doc: Doc) -> None:
