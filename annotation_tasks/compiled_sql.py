@@ -9,6 +9,8 @@ from typing import Any
 
 from django.db import connections
 
+_INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1  # the widest integer column (BigAutoField ids)
+
 
 class OrmSql:
     """A query's SQL as the ORM writes it, built once per process and database, then run with new values.
@@ -53,12 +55,18 @@ class OrmSql:
         found = {name for name, _ in slots if name}
         return (sql, slots, converters) if found == set(stand_ins) else None
 
+    @staticmethod
+    def fits(values: dict[str, Any]) -> bool:
+        """False for an integer past 64 bits (a stranger's id): SQLite's driver raises OverflowError on it, while
+        the ORM answers a lookup of it with no row, so such a call takes the queryset and gets the ORM's answer."""
+        return all(type(v) is not int or _INT64_MIN <= v <= _INT64_MAX for v in values.values())
+
     def rows(self, **values: Any) -> list[tuple]:
         alias = "default"
         if alias not in self._compiled:
             self._compiled[alias] = self._compile(alias)
         compiled = self._compiled[alias]
-        if compiled is None:
+        if compiled is None or not self.fits(values):
             return list(self.build(**values))
         sql, slots, converters = compiled
         conn = connections[alias]

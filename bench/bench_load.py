@@ -6,6 +6,14 @@ about `--think` seconds between steps. Starts are either paced (staggered over o
 jittered ±25%) or synchronized (a barrier: every annotator sends the same request at the same instant, each
 round). The server is a fresh gunicorn (`--workers`, `--threads`) on a database of its own (created, migrated).
 
+Warm-up: the annotators first do `--warmup` rounds (default 1) whose requests are left out of the latencies and
+printed apart ("with warm-up p99": every request, as a server just started sees them). A fresh server pays, in
+its first round, for what a running one has done already: each of its threads opens its own PostgreSQL connection,
+and each connection plans every statement anew until psycopg prepares it (after 5 executions) and PostgreSQL then
+settles on a generic plan (after 5 more). Measured 2026-12-02 without warm-up, the requests of the run's first
+sixth had p99 155 ms against 92-114 ms in the later sixths. `--warmup 0` gives the earlier, cold figures. The
+count check covers the warm-up rounds too. CPU per request and throughput are over all requests.
+
 The client runs on the same 2 cores as the server and PostgreSQL, so its own cost is in every figure. It was
 100 `requests` sessions in threads of one process: about 1-2 ms of client CPU per request and one GIL for 100
 threads, a good part of the measured latency at 100 annotators. It is now `--clients` processes (default 4),
@@ -57,6 +65,12 @@ Then (`--n 25 50 100 --start paced synchronized`, quiet, load 1-2.6): paced (rou
 400 / 1213 ms, zero errors, counts ok; at load 3-4 (other work) the paced p99 at 100 was 120-220 ms.
 Synchronized starts stay bound by the CPU: 100 `next`s at one instant are ~0.8 CPU-seconds (web ~6 ms +
 PostgreSQL ~2 ms each) on 2 cores, so the last answer comes after ~400 ms whatever the order.
+With one warm-up round (2026-12-02, quiet, load 0.6-2.2, same server code): paced p99 at 100 88 / 163 / 68 ms in
+three runs (with the warm-up round counted 100 / 248 / 69; the 163 ms run had web CPU 8.0 ms per request against
+6.3-6.8), 60 / 72 ms at 25 / 50; synchronized 103 / 280 / 361 ms at 25 / 50 / 100; zero errors, counts ok. Tried
+the same day and not kept, each within the run-to-run spread (paced p99 at 100 from 100 to 180 ms with the same
+code): a GIL switch interval of 0.2 / 0.5 / 1 ms in the workers (sys.setswitchinterval; 5 ms by default) and
+4 x 4 or 3 x 6 workers x threads instead of 2 x 8.
 
 Afterwards the database is checked: every unit has at most its wanted assignments, those submitted are exactly
 the successful submit answers, a unit with all its wanted submitted is complete, each label is written once.
@@ -245,10 +259,13 @@ def annotator(i: int, port: int, project: int, session_key: str, args, rows: lis
     def think() -> None:
         time.sleep(args.think * (rng.uniform(0.75, 1.25) if paced else 1.0))
 
+    warm = [True]
+
     def call(endpoint: str, method: str, path: str, body: dict | None = None):
         started = time.perf_counter()
         status, data = http_.request(method, path, body)
-        rows.append((endpoint, status, time.perf_counter() - started))  # list.append is atomic under the GIL
+        # list.append is atomic under the GIL; the last field marks the warm-up rounds' requests
+        rows.append((endpoint, status, time.perf_counter() - started, warm[0]))
         return status, data
 
     barrier.wait()
@@ -257,7 +274,8 @@ def annotator(i: int, port: int, project: int, session_key: str, args, rows: lis
         # second) or over one round's length (`--stagger round`: round starts spread evenly, a steady state)
         span = args.think * (args.drafts + 2 if args.stagger == "round" else 1)
         time.sleep(span * i / args.n)
-    for _ in range(args.rounds):
+    for round_ in range(args.warmup + args.rounds):
+        warm[0] = round_ < args.warmup
         status, got = call("next", "POST", "/api/work/next", {"project": project})
         if status != 200 or not got:
             think()
@@ -324,7 +342,7 @@ def check_counts(project_id: int, ok_submits: int) -> dict:
 def run_one(args, port: int, tag: str, server_pgid: int) -> dict:
     from django.db import connections
 
-    project, sessions, _ = seed(args.n, args.rounds, args.qas, tag)
+    project, sessions, _ = seed(args.n, args.warmup + args.rounds, args.qas, tag)
     import tests.work.helpers  # noqa: F401  (labels_for's module, imported once before the fork)
 
     connections.close_all()  # the client processes fork: none may share this process's database connection
@@ -357,14 +375,16 @@ def run_one(args, port: int, tag: str, server_pgid: int) -> dict:
         p.join()
     by = defaultdict(list)
     errors = defaultdict(int)
-    for endpoint, status, seconds in rows:
-        by[endpoint].append(seconds * 1000)
+    for endpoint, status, seconds, warmup in rows:
+        if not warmup:
+            by[endpoint].append(seconds * 1000)
         if not (isinstance(status, int) and status < 500 and status not in (403, 409)):
             errors[f"{endpoint} {status}"] += 1
-    every = [s * 1000 for _, _, s in rows]
+    every = [r[2] * 1000 for r in rows if not r[3]]
+    cold = [r[2] * 1000 for r in rows]  # warm-up rounds included: a server just started
     result = {
         "n": args.n, "start": args.start, "stagger": args.stagger if args.start == "paced" else None,
-        "rounds": args.rounds, "requests": len(rows),
+        "rounds": args.rounds, "warmup_rounds": args.warmup, "requests": len(rows), "measured_requests": len(every),
         "throughput_rps": round(len(rows) / wall, 1), "wall_s": round(wall, 1),
         "server_cpu_ms_per_request": round(1000 * server_cpu / max(1, len(rows)), 1),
         "client_cpu_ms_per_request": round(1000 * client_cpu / max(1, len(rows)), 2),
@@ -372,6 +392,8 @@ def run_one(args, port: int, tag: str, server_pgid: int) -> dict:
         "postgres_cpu_ms_per_request": None if pg_cpu is None else round(1000 * pg_cpu / max(1, len(rows)), 1),
         "errors": dict(errors), "loadavg_1m_before_after": [round(load_before, 2), round(load_after, 2)],
         "all_ms": {"p50": round(pct(every, 50), 1), "p95": round(pct(every, 95), 1), "p99": round(pct(every, 99), 1)},
+        "with_warmup_ms": {"p50": round(pct(cold, 50), 1), "p95": round(pct(cold, 95), 1),
+                           "p99": round(pct(cold, 99), 1)},
         "endpoints_ms": {e: {"n": len(v), "p50": round(pct(v, 50), 1), "p95": round(pct(v, 95), 1),
                              "p99": round(pct(v, 99), 1), "max": round(max(v), 1), "mean": round(statistics.mean(v), 1)}
                          for e, v in sorted(by.items())},
@@ -385,6 +407,9 @@ def main() -> None:
     parser.add_argument("--n", type=int, nargs="+", default=[25, 50, 100])
     parser.add_argument("--start", nargs="+", choices=["paced", "synchronized"], default=["paced", "synchronized"])
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--warmup", type=int, default=1,
+                        help="rounds first run and left out of the latencies (each server thread's database "
+                             "connection opened, its statements prepared and planned); 0: a cold server")
     parser.add_argument("--drafts", type=int, default=3)
     parser.add_argument("--think", type=float, default=1.0)
     parser.add_argument("--stagger", choices=["think", "round"], default="round",
@@ -417,6 +442,7 @@ def main() -> None:
                 print(f"N={n:<3} {label:<15} p50/p95/p99 all {result['all_ms']['p50']}/{result['all_ms']['p95']}/"
                       f"{result['all_ms']['p99']} ms | " + " ".join(
                           f"{k} {v['p50']}/{v['p95']}/{v['p99']}" for k, v in e.items())
+                      + f" | with warm-up p99 {result['with_warmup_ms']['p99']}"
                       + f" | {result['throughput_rps']} req/s, web CPU {result['server_cpu_ms_per_request']} ms/req, "
                       f"PostgreSQL CPU {result['postgres_cpu_ms_per_request']} ms/req, client CPU "
                       f"{result['client_cpu_ms_per_request']} ms/req, errors {result['errors'] or 0}, counts "

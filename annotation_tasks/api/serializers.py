@@ -3,6 +3,7 @@ those serializers are reachable only by the project's researchers (see permissio
 from __future__ import annotations
 
 from decimal import Decimal
+from typing import Any
 
 from django.contrib.auth import get_user_model
 from drf_spectacular.types import OpenApiTypes
@@ -30,6 +31,8 @@ from annotation_tasks.models.projects import Protocol
 from annotation_tasks.protocols.display import Display, question
 from annotation_tasks.services import exports, identity, jobs
 from annotation_tasks.services.batches import publish_blockers
+
+MAX_ID = 2**63 - 1  # the widest id column (BigAutoField)
 
 
 class ProjectSerializer(serializers.ModelSerializer):
@@ -90,10 +93,18 @@ class AnnotatorProjectSerializer(ProjectSerializer):
         fields = ["id", "name", "protocol", "instructions", "role"]
 
 
+class TextSlugRelatedField(serializers.SlugRelatedField):
+    """A SlugRelatedField that refuses a NUL character before the lookup, as CharField does: PostgreSQL's driver
+    raises on a NUL in a query (a 500), and no slug holds one."""
+
+    def to_internal_value(self, data: Any) -> Any:
+        if isinstance(data, str) and "\x00" in data:
+            raise serializers.ValidationError("Null characters are not allowed.")
+        return super().to_internal_value(data)
+
+
 class MembershipSerializer(serializers.ModelSerializer):
-    username = serializers.SlugRelatedField(
-        source="user", slug_field="username", queryset=get_user_model().objects.all()
-    )
+    username = TextSlugRelatedField(source="user", slug_field="username", queryset=get_user_model().objects.all())
 
     class Meta:
         model = ProjectMembership
@@ -200,7 +211,9 @@ class QABulkValidateSerializer(serializers.Serializer):
 
 
 class QAValidityBulkSerializer(serializers.Serializer):
-    ids = serializers.ListField(child=serializers.IntegerField(), allow_empty=False)
+    # bounded: an id past 64 bits in an `IN` list is no lookup the ORM turns into "no row" (SQLite's driver
+    # raises OverflowError on it); it is refused by position instead ("ids": {"0": [...]})
+    ids = serializers.ListField(child=serializers.IntegerField(min_value=1, max_value=MAX_ID), allow_empty=False)
     validity = serializers.ChoiceField(choices=QA.Validity.choices)
 
 

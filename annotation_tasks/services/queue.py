@@ -389,7 +389,7 @@ class _CompiledUpdate(OrmSql):
         if alias not in self._compiled:
             self._compiled[alias] = self._compile(alias)
         compiled = self._compiled[alias]
-        if compiled is None:
+        if compiled is None or not self.fits(values):
             return self.build(**values).update(**self.changes)
         sql, slots = compiled
         with transaction.mark_for_rollback_on_error(using=alias), connections[alias].cursor() as cursor:

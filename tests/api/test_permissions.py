@@ -213,3 +213,22 @@ def test_blocking_needs_the_worker_in_that_project(world, users, as_user):
                        format="json").status_code == 404
     assert client.post(f"/api/workers/{worker}/block/", {"project": world.a.pk, "reason": "x"},
                        format="json").status_code == 200
+
+
+@pytest.mark.parametrize("huge", [10**23, 2**63, -(2**63) - 1, 0])
+def test_bulk_validity_refuses_ids_past_64_bits_by_position(world, as_user, huge):
+    client = as_user("alice")
+    r = client.post("/api/qas/bulk-validity/", {"ids": [world.qa_a.pk, huge], "validity": "invalid"}, format="json")
+    assert r.status_code == 400 and r["Content-Type"] == "application/json", r.content
+    assert list(r.json()["ids"]) == ["1"], r.json()  # DRF's shape: the list's position, then the messages
+    world.qa_a.refresh_from_db()
+    assert world.qa_a.validity == QA.Validity.UNKNOWN  # nothing half-applied
+
+
+def test_a_member_username_with_a_nul_is_a_located_400(world, as_user):
+    """PostgreSQL's driver raised on the NUL in the lookup (a 500 there); SQLite found no such user."""
+    client = as_user("alice")
+    r = client.post(f"/api/projects/{world.a.pk}/members/", {"username": "ann\x00", "role": "researcher"},
+                    format="json")
+    assert r.status_code == 400 and list(r.json()) == ["username"], r.content
+    assert not world.a.memberships.filter(user__username="ann", role="researcher").exists()

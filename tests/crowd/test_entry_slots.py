@@ -220,3 +220,30 @@ def test_one_client_cannot_make_up_mturk_workers_without_end(client, fake_mturk,
     # another address is counted on its own
     parsed = urlparse(_mturk_link(unit, fake_mturk, "MADEUPASSIGNMENT10", "AOTHERPLACE"))
     assert client.get(f"{parsed.path}?{parsed.query}", REMOTE_ADDR="10.0.0.9").status_code == 200
+
+
+# -- a stranger's edge values in the entry link ----------------------------------------------------------------
+EDGE = ["a\x00b", "x" * 5000, str(10**23), "", " ", "<script>alert(1)</script>", "../../etc/passwd", "%00"]
+
+
+@pytest.mark.parametrize("value", EDGE)
+def test_edge_values_in_an_entry_link_are_refused_without_a_500_or_a_slot(client, fake_prolific, fake_mturk, value):
+    """Every platform parameter, and the unit reference itself, set to a value no platform sends: a 4xx page,
+    never a 500, and no assignment (runs on SQLite and PostgreSQL: PostgreSQL's driver raises on a NUL)."""
+    from urllib.parse import quote
+
+    prolific = _published("Prolific edge", "prolific", wanted=2)
+    mturk = _published("MTurk edge", "mturk", wanted=2)
+    q = quote(value, safe="")
+    links = [_prolific_link(prolific, q, "s1"), _prolific_link(prolific, "P1", q),
+             f"{unit_entry_url(prolific, 'prolific')}&PROLIFIC_PID=P1&STUDY_ID={q}&SESSION_ID=s1",
+             _mturk_link(mturk, fake_mturk, q, "W1"), _mturk_link(mturk, fake_mturk, "A1", q),
+             f"{unit_entry_url(mturk, 'mturk')}&assignmentId=A1&hitId={q}&workerId=W1&turkSubmitTo={fake_mturk.url}",
+             f"{unit_entry_url(mturk, 'mturk')}&assignmentId=A1&hitId={mturk.provider_ref}&workerId=W1&turkSubmitTo={q}"]
+    for link in links:
+        resp = _get(client, link)
+        assert 400 <= resp.status_code < 500, (link[:200], resp.status_code)
+    assert client.get(f"/work/unit/{q}/?PROLIFIC_PID=P1").status_code in (400, 403, 404)
+    assert client.get(f"/work/{q}/").status_code in (400, 403, 404)
+    assert client.get(f"/invite/{q}/").status_code in (400, 403, 404)
+    assert not Assignment.objects.exists()

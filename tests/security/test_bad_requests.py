@@ -87,21 +87,29 @@ def test_qasem_ids_that_are_lists_objects_or_not_ints_name_the_field(api, bad):
     assert Assignment.objects.get(pk=a.pk).status == Assignment.Status.ASSIGNED and not QALabel.objects.exists()
 
 
-@pytest.mark.parametrize("bad", [[1], {"id": 1}, [[1]], [{"a": 1}], "x", 1.0, True])
-def test_factscore_ids_that_are_lists_or_objects_name_the_field(api, bad):
+def factscore_assignment(api, worker: str) -> tuple[str, dict]:
+    """A FActScore unit's assignment token, and a valid new fact edited from one of its facts."""
     unit = make_unit("FS", protocol=["fact_labeling"], with_facts=True, n_responses=1)
-    _, token = new_assignment(unit, "w")
+    _, token = new_assignment(unit, worker)
     resp = api.get(f"/api/work/{token}/unit").json()["responses"][0]
     f = [x["id"] for x in resp["facts"]]
-    good_new = {"text": "Anna visited.", "sentence_index": 0, "response_id": resp["id"], "edited_from": [f[1]],
-                "label": "S"}
-    cases = [
-        ("fact_id", [{"fact_id": bad, "label": "S"}], "labels.facts[0].fact_id"),
-        ("response_id", [{**good_new, "response_id": bad}], "labels.facts[0].response_id"),
-        ("edited_from", [{**good_new, "edited_from": [bad]}], "labels.facts[0].edited_from"),
-        ("edited_from", [{**good_new, "edited_from": {"ids": bad}}], "labels.facts[0].edited_from"),
-    ]
-    for _, facts, field in cases:
+    return token, {"text": "Anna visited.", "sentence_index": 0, "response_id": resp["id"], "edited_from": [f[1]],
+                   "label": "S"}
+
+
+def factscore_id_cases(bad, good_new: dict) -> list[tuple[list[dict], str]]:
+    """Fact submissions with `bad` in each id field, and the field path the error must name."""
+    return [([{"fact_id": bad, "label": "S"}], "labels.facts[0].fact_id"),
+            ([{**good_new, "response_id": bad}], "labels.facts[0].response_id"),
+            ([{**good_new, "edited_from": [bad]}], "labels.facts[0].edited_from")]
+
+
+@pytest.mark.parametrize("bad", [[1], {"id": 1}, [[1]], [{"a": 1}], "x", 1.0, True])
+def test_factscore_ids_that_are_lists_or_objects_name_the_field(api, bad):
+    token, good_new = factscore_assignment(api, "w")
+    cases = [*factscore_id_cases(bad, good_new),
+             ([{**good_new, "edited_from": {"ids": bad}}], "labels.facts[0].edited_from")]
+    for facts, field in cases:
         r = post_submit(api, token, {"facts": facts})
         assert r.status_code == 400, (field, bad, r.content)
         assert any(x.startswith(field) for x in fields_of(r)), (field, r.json())
@@ -137,3 +145,45 @@ def test_an_absurd_time_on_task_is_a_located_400(api):
     labels = qasem_labels(api.get(f"/api/work/{token}/unit").json())
     r = api.post(f"/api/work/{token}/submit", {"labels": labels, "time_on_task_ms": 10**30}, format="json")
     assert r.status_code == 400 and fields_of(r) == ["time_on_task_ms"]
+
+
+# integers past 64 bits: SQLite's driver raises OverflowError for them (PostgreSQL compares them as numeric);
+# the ORM answers such a lookup with no row, and so must SQL the ORM compiled once (annotation_tasks.compiled_sql)
+HUGE = [10**23, -(10**23), 2**63, -(2**63) - 1]
+
+
+@pytest.mark.parametrize("huge", HUGE)
+def test_a_project_id_past_64_bits_finds_no_project(huge):
+    from django.contrib.auth import get_user_model
+
+    from annotation_tasks.models import ProjectMembership
+
+    unit = make_unit("H", wanted=1, n_qas=1)
+    user = get_user_model().objects.create_user("ann", password="pw-123456")
+    ProjectMembership.objects.create(project=unit.project, user=user, role="annotator")
+    client = APIClient()
+    client.force_login(user)
+    r = client.post("/api/work/next", {"project": huge}, format="json")
+    assert r.status_code in (400, 403, 404) and r["Content-Type"] == "application/json", r.content
+    assert not Assignment.objects.exists()
+    assert client.post("/api/work/next", {"project": unit.project_id}, format="json").status_code == 200
+
+
+@pytest.mark.parametrize("huge", HUGE)
+def test_ids_past_64_bits_in_a_submit_or_a_draft_are_located_400s(api, huge):
+    unit = make_unit(n_qas=2)
+    a, token = new_assignment(unit, "w")
+    payload = api.get(f"/api/work/{token}/unit").json()
+    for key, id_key, index in (("spans", "span_id", 0), ("qas", "qa_id", 1)):
+        labels = qasem_labels(payload)
+        labels[key][index][id_key] = huge
+        r = post_submit(api, token, labels)
+        assert r.status_code == 400 and f"labels.{key}[{index}].{id_key}" in fields_of(r), (key, r.content)
+    d = put_draft(api, token, json.dumps({"draft": {"spans": [{"span_id": huge}]}}))
+    assert d.status_code in (200, 400), d.content  # a draft is kept as sent; it is checked when submitted
+    assert Assignment.objects.get(pk=a.pk).status == Assignment.Status.ASSIGNED and not QALabel.objects.exists()
+
+    fs_token, good_new = factscore_assignment(api, "w2")
+    for facts, field in factscore_id_cases(huge, good_new):
+        r = post_submit(api, fs_token, {"facts": facts})
+        assert r.status_code == 400 and any(x.startswith(field) for x in fields_of(r)), (field, r.content)
