@@ -7,8 +7,19 @@ and PostgreSQL connections. Everything a first request would import or build (th
 classes, the markdown renderer, the Moses detokenizer, pandas for quality control: ~3 s of CPU) is loaded in the master before it forks,
 so no worker spends it on an annotator's request (it was most of the server CPU of a short bench run).
 Override with WEB_CONCURRENCY, GUNICORN_THREADS, GUNICORN_BIND, GUNICORN_TIMEOUT.
+
+The garbage collector is kept off what lives as long as the process. CPython's full collection walks every tracked
+object: ~150K after the master's imports, 85 ms of one core with the GIL held, so a worker's 8 threads stood still
+for 100-180 ms twice in a 30 s bench run (bench/bench_load.py, gc.callbacks in the workers, 2026-12-03). The master
+freezes what it loaded before forking (gc.freeze, as Python's gc documentation advises for pre-forking servers: the
+pages stay shared too), and each worker freezes once more after FREEZE_AFTER_REQUESTS requests, when its lazily
+imported modules, per-thread connections, prepared statements and caches exist: its full collections then took
+0.4-7 ms (44-57 ms with the master's freeze alone). Frozen objects are still freed by reference counting; only a
+reference cycle alive at that instant would never be collected, once.
 """
+import gc
 import os
+import threading
 
 bind = os.environ.get("GUNICORN_BIND", "0.0.0.0:8000")
 workers = int(os.environ.get("WEB_CONCURRENCY", "2"))
@@ -48,3 +59,20 @@ def when_ready(server) -> None:
     render_markdown("*warm* up")
     detokenize(["Riverton", "'s", "$", "4", "million", "."])  # sacremoses and its tables: ~0.3 s on a first unit
     connections.close_all()  # no database connection may be shared with the forked workers
+    gc.collect()
+    gc.freeze()  # the app as loaded: out of every later collection, and its pages shared with the workers
+
+
+FREEZE_AFTER_REQUESTS = 300
+_served = 0
+_served_lock = threading.Lock()
+
+
+def post_request(worker, req, environ, resp) -> None:
+    """In a worker, once: freeze what its first requests built (the objects that live as long as the worker)."""
+    global _served
+    with _served_lock:
+        _served += 1
+        if _served != FREEZE_AFTER_REQUESTS:
+            return
+    gc.freeze()
