@@ -23,12 +23,14 @@ from parser.embedded.syntax import (
     np_antecedent,
     subtree_span,
 )
+from parser.embedded.view import as_view
+from parser.embedded.viewbuild import TokenView
 from parser.embedded.wordclass import core_wh, is_amount, is_duration, is_person, is_place, is_time
 
 EMPTY_PREP: Final = "_"
 _NOMINAL: Final = NOUN_TAGS | PROPER_TAGS  # built once, not in every test
 PRONOUN_PERSON: Final = frozenset("he him his she her hers i me my we us our they them their".split())
-Found = tuple[tuple[int, int], SpacyToken]
+Found = tuple[tuple[int, int], TokenView]
 
 
 @dataclass(slots=True)
@@ -37,14 +39,14 @@ class Arg:
 
     kind: str  # subj, agent, obj, obj2, xcomp, prep, adj
     span: tuple[int, int]
-    head: SpacyToken | None = None
+    head: TokenView | None = None
     wh: str = ""
     prep: str = EMPTY_PREP
     rule: str = ""  # which rule found it (nominal arguments: features of the trained scorer)
     mention: tuple[int, int] | None = None  # another mention answering the same question (the pronoun resolved)
 
 
-def governor(v: SpacyToken) -> SpacyToken | None:
+def governor(v: TokenView) -> TokenView | None:
     """The verb whose clause `v` belongs to (through prepositions), for tense and controlled subjects."""
     head = v.head
     if head is v:
@@ -54,7 +56,12 @@ def governor(v: SpacyToken) -> SpacyToken | None:
     return head if head.tag_ in VERB_TAGS or head.tag_ == "MD" else None
 
 
-def noun_governor(n: SpacyToken) -> SpacyToken | None:
+def noun_governor(n: TokenView | SpacyToken) -> TokenView | None:
+    """_noun_governor for a view's or a spaCy token."""
+    return _noun_governor(as_view(n))
+
+
+def _noun_governor(n: TokenView) -> TokenView | None:
     """The verb of the clause the noun sits in: through coordination, compounds and chains of PPs
     ("exploded in whistles of disapproval" -> exploded), at most a few hops away."""
     tok = n
@@ -79,7 +86,7 @@ def noun_governor(n: SpacyToken) -> SpacyToken | None:
     return None
 
 
-def find_subject(v: SpacyToken, depth: int = 0) -> Found | None:
+def find_subject(v: TokenView, depth: int = 0) -> Found | None:
     """The span (and head) of v's logical subject, looking up through control and coordination."""
     if depth > 4:
         return None
@@ -93,7 +100,7 @@ def find_subject(v: SpacyToken, depth: int = 0) -> Found | None:
     return _inherited_subject(v, depth)
 
 
-def _inherited_subject(v: SpacyToken, depth: int) -> Found | None:
+def _inherited_subject(v: TokenView, depth: int) -> Found | None:
     """The subject a verb without its own takes from the clause around it."""
     dep, head = v.dep_, v.head
     if dep == "relcl":
@@ -116,11 +123,11 @@ def _inherited_subject(v: SpacyToken, depth: int) -> Found | None:
     return None
 
 
-def _modified_noun_subject(v: SpacyToken, noun: SpacyToken, depth: int) -> Found | None:
+def _modified_noun_subject(v: TokenView, noun: TokenView, depth: int) -> Found | None:
     """A participle or infinitive modifying a noun: that noun, except for 'decision to appear' (the decider)."""
     if v.tag_ == "VB" and any(c.lower_ == "to" and c.dep_ == "aux" for c in v.children):
         # "announced her decision to appear": the one deciding, not the decision, appears
-        gov = noun_governor(noun)
+        gov = _noun_governor(noun)
         if gov is not None:
             found = find_subject(gov, depth + 1)
             if found is not None:
@@ -128,7 +135,7 @@ def _modified_noun_subject(v: SpacyToken, noun: SpacyToken, depth: int) -> Found
     return np_antecedent(noun, v), noun
 
 
-def _prep_object(p: SpacyToken) -> tuple[SpacyToken | None, str]:
+def _prep_object(p: TokenView) -> tuple[TokenView | None, str]:
     """The object of a preposition and the preposition's text ("because of", "out of" through the inner one)."""
     prep = p.lower_
     pobj = first_child(p, {"pobj", "pcomp"})
@@ -140,7 +147,7 @@ def _prep_object(p: SpacyToken) -> tuple[SpacyToken | None, str]:
     return pobj, prep
 
 
-def prep_argument(v: SpacyToken, p: SpacyToken) -> Arg | None:
+def prep_argument(v: TokenView, p: TokenView) -> Arg | None:
     """A prepositional phrase: a core 'what/who ... prep' question, or an adjunct (when, where, how long...)."""
     if p.tag_ not in {"IN", "TO", "RP", "RB"}:
         return None
@@ -161,7 +168,7 @@ def prep_argument(v: SpacyToken, p: SpacyToken) -> Arg | None:
     return Arg("prep", subtree_span(pobj), pobj, core_wh(pobj), prep)
 
 
-def _clausal_prep(prep: str, pcomp: SpacyToken, full: tuple[int, int], vocab: frozenset[str] | set[str]) -> Arg:
+def _clausal_prep(prep: str, pcomp: TokenView, full: tuple[int, int], vocab: frozenset[str] | set[str]) -> Arg:
     """A preposition with a verb phrase ("after leaving", "by cutting costs", "for helping")."""
     if prep in W.TEMPORAL_PREPS:
         return Arg("adj", full, pcomp, "when")
@@ -172,7 +179,7 @@ def _clausal_prep(prep: str, pcomp: SpacyToken, full: tuple[int, int], vocab: fr
     return Arg("adj", full, pcomp, "why" if prep in W.CAUSAL_PREPS else "how")
 
 
-def _adjunct_prep(prep: str, pobj: SpacyToken) -> str:
+def _adjunct_prep(prep: str, pobj: TokenView) -> str:
     """The adjunct wh-word of a nominal prepositional phrase, or '' when it is a core argument."""
     if prep in {"because of", "due to", "despite"} or prep in W.CAUSAL_PREPS:
         return "why"
@@ -190,7 +197,7 @@ def _adjunct_prep(prep: str, pobj: SpacyToken) -> str:
     return ""
 
 
-def adverbial_argument(c: SpacyToken) -> Arg | None:
+def adverbial_argument(c: TokenView) -> Arg | None:
     low = c.lower_
     span = subtree_span(c)
     if span[0] >= span[1]:
@@ -214,7 +221,7 @@ def adverbial_argument(c: SpacyToken) -> Arg | None:
     return None
 
 
-def adverbial_clause(c: SpacyToken) -> Arg | None:
+def adverbial_clause(c: TokenView) -> Arg | None:
     span = subtree_span(c)
     if span[0] >= span[1]:
         return None
@@ -233,7 +240,7 @@ def adverbial_clause(c: SpacyToken) -> Arg | None:
     return Arg("adj", span, c, "when")
 
 
-def clause_adjunct(head: SpacyToken, c: SpacyToken) -> Arg | None:
+def clause_adjunct(head: TokenView, c: TokenView) -> Arg | None:
     """The adjunct a dependent of a clause's verb gives (a PP, an adverb or an adverbial clause)."""
     if c.dep_ == "prep":
         return prep_argument(head, c)
@@ -242,7 +249,7 @@ def clause_adjunct(head: SpacyToken, c: SpacyToken) -> Arg | None:
     return adverbial_argument(c)
 
 
-def antecedent(pron: SpacyToken) -> Found | None:
+def antecedent(pron: TokenView) -> Found | None:
     """The noun phrase a personal pronoun most likely refers to: the nearest earlier subject in the sentence
     that is not itself a pronoun (its/their may name things; he/she/his/her only people). Cached per token: the
     same pronoun is asked about for every predicate it belongs to."""
@@ -252,7 +259,7 @@ def antecedent(pron: SpacyToken) -> Found | None:
     return cache[pron.i]
 
 
-def _antecedent(pron: SpacyToken) -> Found | None:
+def _antecedent(pron: TokenView) -> Found | None:
     person_only = pron.lower_ in {"he", "him", "his", "she", "her", "hers"}
     best = None
     for tok in pron.sent if pron.doc.has_annotation("SENT_START") else pron.doc:

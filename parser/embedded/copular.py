@@ -5,11 +5,18 @@ from spacy.tokens import Token as SpacyToken
 
 from parser.embedded.questions import VerbInfo, make_question, qa_pair
 from parser.embedded.syntax import span_text, subtree_span
+from parser.embedded.view import as_view
+from parser.embedded.viewbuild import TokenView
 from parser.embedded.wordclass import core_wh, filler
 from parser.types import PredicateFrame
 
 
-def copular_frame(be: SpacyToken, offset: int, sentence_index: int) -> PredicateFrame | None:
+def copular_frame(be: TokenView | SpacyToken, offset: int, sentence_index: int) -> PredicateFrame | None:
+    """_copular_frame for a view's or a spaCy token."""
+    return _copular_frame(as_view(be), offset, sentence_index)
+
+
+def _copular_frame(be: TokenView, offset: int, sentence_index: int) -> PredicateFrame | None:
     """'Roselyn Sanchez is an actress' -> 'Who is an actress?' Roselyn Sanchez / 'What is Roselyn Sanchez?'."""
     subj = next((c for c in be.children if c.dep_ in {"nsubj", "csubj"}), None)
     attr = next((c for c in be.children if c.dep_ in {"attr", "acomp"}), None)

@@ -18,6 +18,8 @@ from parser import lexicon
 from parser.embedded import words as W
 from parser.embedded.linear import DATA_DIR, LinearModel, ModelUnavailable, load_linear
 from parser.embedded.syntax import NOUN_TAGS, PROPER_TAGS
+from parser.embedded.view import as_view
+from parser.embedded.viewbuild import TokenView
 from parser.embedded.wordclass import is_person
 
 MODEL_PATH: Final = DATA_DIR / "nominal_detector.json"
@@ -25,7 +27,7 @@ FEATURE_VERSION: Final = 1
 _CONTEXT_DEPS: Final = frozenset({"det", "poss", "amod", "compound", "nummod", "acl", "relcl", "prep", "appos", "conj", "nmod"})
 
 
-def candidate_verb(tok: SpacyToken) -> str | None:
+def candidate_verb(tok: TokenView) -> str | None:
     """The verb a common noun derives from (lexicons), or None when the noun is no candidate."""
     if tok.tag_ not in NOUN_TAGS or not tok.is_alpha or len(tok.text) < 3:
         return None
@@ -38,7 +40,7 @@ def _singular(low: str, tag: str) -> str:
     return low
 
 
-def _word_class(low: str, tok: SpacyToken) -> str:
+def _word_class(low: str, tok: TokenView) -> str:
     if low in W.TIME_NOUNS:
         return "time"
     if low in W.PLACE_NOUNS:
@@ -48,7 +50,12 @@ def _word_class(low: str, tok: SpacyToken) -> str:
     return "other"
 
 
-def features(tok: SpacyToken, verb: str) -> list[str]:
+def features(tok: TokenView | SpacyToken, verb: str) -> list[str]:
+    """_features for a view's or a spaCy token (training)."""
+    return _features(as_view(tok), verb)
+
+
+def _features(tok: TokenView, verb: str) -> list[str]:
     """The feature strings of one noun candidate: the word, its verb, its shape and its syntactic context."""
     low, tag, dep = tok.lower_, tok.tag_, tok.dep_
     sing = _singular(low, tag)
@@ -107,9 +114,9 @@ class NominalDetector:
     def weights(self) -> dict[str, float]:
         return self.model.weights
 
-    def probability(self, tok: SpacyToken, verb: str) -> float:
+    def probability(self, tok: TokenView, verb: str) -> float:
         """P(eventive) of a candidate noun."""
-        return self.model.probability(features(tok, verb))
+        return self.model.probability(_features(tok, verb))
 
 
 DetectorUnavailable = ModelUnavailable

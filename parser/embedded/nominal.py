@@ -42,6 +42,8 @@ from parser.embedded.syntax import (
     subtree_span,
     trim,
 )
+from parser.embedded.view import as_view
+from parser.embedded.viewbuild import TokenView
 from parser.embedded.wordclass import core_wh, filler, is_person, is_time
 from parser.types import PredicateFrame
 
@@ -61,7 +63,12 @@ Question = tuple[tuple[str, ...] | None, Arg]
 # ------------------------------------------------------------------------------------------------ detection
 
 
-def detect_nominal(tok: SpacyToken) -> tuple[str, float] | None:
+def detect_nominal(tok: TokenView | SpacyToken) -> tuple[str, float] | None:
+    """_detect_nominal for a view's or a spaCy token."""
+    return _detect_nominal(as_view(tok))
+
+
+def _detect_nominal(tok: TokenView) -> tuple[str, float] | None:
     """(verb, probability) when the trained detector calls a candidate noun an event, else None."""
     verb = candidate_verb(tok)
     if verb is None:
@@ -71,7 +78,7 @@ def detect_nominal(tok: SpacyToken) -> tuple[str, float] | None:
     return (verb, p) if p >= detector.threshold else None
 
 
-def is_agent_noun(n: SpacyToken, verb: str) -> bool:
+def is_agent_noun(n: TokenView, verb: str) -> bool:
     """A noun naming the one who does the verb (leader, governor, player, commentator, tutor)."""
     low = n.lower_
     singular = low[:-1] if n.tag_ == "NNS" and low.endswith("s") else low
@@ -87,14 +94,14 @@ def is_agent_noun(n: SpacyToken, verb: str) -> bool:
 class NounArgs:
     """The agent, theme and adjuncts found for one event noun."""
 
-    n: SpacyToken
+    n: TokenView
     agent: Arg | None = None
     theme: Arg | None = None
     adjuncts: list[Arg] = field(default_factory=list)
     extra: list[Arg] = field(default_factory=list)  # further agent / theme candidates, each its own question
     generated: list[Arg] = field(default_factory=list)  # the learned generator's spans (see generated_arguments)
 
-    def possessor(self, c: SpacyToken) -> None:
+    def possessor(self, c: TokenView) -> None:
         if c.tag_ == "WP$":
             return
         if c.tag_ == "PRP$":  # QANom answers name the antecedent ("his return" -> Dürer), not the pronoun
@@ -105,7 +112,7 @@ class NounArgs:
         else:
             self.agent = Arg("agent", _without_case(c), c, core_wh(c), rule="poss")
 
-    def compound(self, c: SpacyToken) -> None:
+    def compound(self, c: TokenView) -> None:
         if c.tag_ not in _NOMINAL_CD:
             return
         span = (c.left_edge.i, c.i + 1)
@@ -118,7 +125,7 @@ class NounArgs:
         elif self.theme is None:
             self.theme = Arg("obj", span, c, core_wh(c), rule="compound")
 
-    def clause(self, c: SpacyToken) -> None:
+    def clause(self, c: TokenView) -> None:
         if c.i > self.n.i and self.theme is None and any(
             g.dep_ == "aux" and g.lower_ == "to" or g.dep_ == "mark" and g.lower_ == "that" for g in c.children
         ):  # "his decision to resign", "the claim that prices rose"
@@ -133,7 +140,7 @@ class NounArgs:
             # "delays processing the applications", "provisions guaranteeing freedom": what the event is about
             self.extra.append(Arg("obj", subtree_span(c), c, "what", rule=f"acl_{c.tag_}"))
 
-    def relative(self, c: SpacyToken) -> None:
+    def relative(self, c: TokenView) -> None:
         """'the song she wrote', 'the speech he gave': the relative clause's own subject does the event."""
         subj = next((s for s in c.children if s.dep_ == "nsubj"), None)
         if subj is None or subj.lower_ in RELATIVE_WORDS or subj.tag_ in {"WDT", "WP", "EX"}:
@@ -142,16 +149,16 @@ class NounArgs:
         if found is not None and found.head is not None and not covers(found.head, self.n.i):
             self.extra.append(found)
 
-    def apposition(self, c: SpacyToken) -> None:
+    def apposition(self, c: TokenView) -> None:
         """'a span of 75 miles, the longest closure': the appositive restates the event or its theme."""
         if c.tag_ in _NOMINAL and c.i > self.n.i:
             self.extra.append(Arg("obj", subtree_span(c), c, core_wh(c), rule="appos_child"))
 
-    def number(self, c: SpacyToken) -> None:
+    def number(self, c: TokenView) -> None:
         if c.tag_ == "CD" and c.i < self.n.i:
             self.adjuncts.append(Arg("adj", (c.left_edge.i, c.i + 1), c, "how much", rule="number"))  # "five attempts"
 
-    def adjective(self, c: SpacyToken) -> None:
+    def adjective(self, c: TokenView) -> None:
         if c.tag_ not in {"JJ", "JJR", "JJS"} or c.i > self.n.i:
             return
         span = (c.left_edge.i, c.i + 1)
@@ -164,7 +171,7 @@ class NounArgs:
         else:
             self.adjuncts.append(Arg("adj", span, c, "how", rule="adjective"))  # "poor harvests"
 
-    def prep(self, c: SpacyToken) -> None:
+    def prep(self, c: TokenView) -> None:
         pobj = first_child(c, "pobj")
         if pobj is None:
             return
@@ -186,12 +193,12 @@ class NounArgs:
                         arg.rule = f"pp2_{arg.wh}"
                         self.adjuncts.append(arg)
 
-    def verbal_object(self, c: SpacyToken) -> None:
+    def verbal_object(self, c: TokenView) -> None:
         """A noun parsed with a verb's dependents ("the killing civilians"): its object is the theme."""
         if self.theme is None:
             self.theme = Arg("obj", subtree_span(c), c, core_wh(c), rule=f"child_{c.dep_}")
 
-    def verbal_subject(self, c: SpacyToken) -> None:
+    def verbal_subject(self, c: TokenView) -> None:
         if self.agent is None and c.i < self.n.i:
             self.agent = Arg("agent", subtree_span(c), c, core_wh(c), rule="child_nsubj")
 
@@ -242,7 +249,7 @@ class NounArgs:
                     self.agent = Arg("agent", _without_case(c), c, core_wh(c), rule="conj_poss")
 
 
-def _without_case(c: SpacyToken) -> tuple[int, int]:
+def _without_case(c: TokenView) -> tuple[int, int]:
     """A possessor's span without its "'s" ("the minister's rejection" -> "the minister"), as QANom answers are."""
     start, end = subtree_span(c)
     doc = c.doc
@@ -251,7 +258,7 @@ def _without_case(c: SpacyToken) -> tuple[int, int]:
     return start, end
 
 
-_HANDLERS: Final[dict[str, Callable[[NounArgs, SpacyToken], None]]] = {
+_HANDLERS: Final[dict[str, Callable[[NounArgs, TokenView], None]]] = {
     "poss": NounArgs.possessor,
     "compound": NounArgs.compound,
     "nmod": NounArgs.compound,
@@ -267,7 +274,7 @@ _HANDLERS: Final[dict[str, Callable[[NounArgs, SpacyToken], None]]] = {
 }
 
 
-def _agent_noun_referent(n: SpacyToken) -> Arg | None:
+def _agent_noun_referent(n: TokenView) -> Arg | None:
     """The named person an agent noun describes: its appositive, the name it is a title of, or its head."""
     for c in n.children:
         if c.dep_ == "appos" and c.tag_ in PROPER_TAGS:
@@ -290,7 +297,7 @@ def _as_agent_noun(found: NounArgs) -> None:
     found.agent = _agent_noun_referent(found.n)
 
 
-def _subject_arg(subj: SpacyToken, rule: str, span: tuple[int, int] | None = None) -> Arg | None:
+def _subject_arg(subj: TokenView, rule: str, span: tuple[int, int] | None = None) -> Arg | None:
     """A subject as an agent candidate, a personal pronoun resolved to its antecedent (the pronoun kept as a mention)."""
     found = (span or subtree_span(subj), subj)
     mention = None
@@ -303,11 +310,11 @@ def _subject_arg(subj: SpacyToken, rule: str, span: tuple[int, int] | None = Non
     return Arg("agent", found[0], found[1], core_wh(found[1]), rule=rule, mention=mention)
 
 
-def _is_passive(v: SpacyToken) -> bool:
+def _is_passive(v: TokenView) -> bool:
     return any(c.dep_ in {"nsubjpass", "csubjpass", "auxpass"} for c in v.children)
 
 
-def _clause_subject(n: SpacyToken, gov: SpacyToken) -> Arg | None:
+def _clause_subject(n: TokenView, gov: TokenView) -> Arg | None:
     """The subject of the clause around the noun ("Israel conducted an investigation"), pronouns resolved.
 
     Never a passive clause's subject ("two guards were injured in the robbery": the guards did not rob), nor
@@ -326,7 +333,7 @@ def _clause_subject(n: SpacyToken, gov: SpacyToken) -> Arg | None:
 UPPER_DEPS: Final = frozenset({"xcomp", "ccomp", "advcl", "conj", "pcomp", "relcl", "acl", "prep", "pobj"})
 
 
-def _upper_subjects(n: SpacyToken, gov: SpacyToken | None, have: set[tuple[int, int]]) -> list[Arg]:
+def _upper_subjects(n: TokenView, gov: TokenView | None, have: set[tuple[int, int]]) -> list[Arg]:
     """Subjects of the clauses above the noun's own ("FIFA claims they were not involved in the selection",
     "Turing died from poisoning" when the PP hangs lower): candidates the scorer weighs by how far up they are.
     Never through a compound or conjunct noun, nor the subject of a passive clause."""
@@ -359,7 +366,7 @@ def _upper_subjects(n: SpacyToken, gov: SpacyToken | None, have: set[tuple[int, 
     return found
 
 
-def _passive_subject(n: SpacyToken, gov: SpacyToken) -> Arg | None:
+def _passive_subject(n: TokenView, gov: TokenView) -> Arg | None:
     """A passive clause's subject as what the event was done to ("the photo was removed from circulation",
     "two guards were injured in the robbery" -> who was robbed): the theme, never the doer."""
     if n.dep_ not in {"pobj", "dobj", "dative"} or n.head.dep_ in {"compound", "agent"} or not _is_passive(gov):
@@ -370,13 +377,13 @@ def _passive_subject(n: SpacyToken, gov: SpacyToken) -> Arg | None:
     return _subject_arg(subj, "clause_passive_subject")
 
 
-def _clause_adjuncts(n: SpacyToken, gov: SpacyToken) -> list[Arg]:
+def _clause_adjuncts(n: TokenView, gov: TokenView) -> list[Arg]:
     """Time, place and reason of the clause around the noun ("the public exploded in whistles")."""
     i = n.i
     return [arg for first, last, c_i, arg in _clause_adjunct_candidates(gov) if not first <= i <= last and c_i != i]
 
 
-def _clause_adjunct_candidates(gov: SpacyToken) -> list[tuple[int, int, int, Arg]]:
+def _clause_adjunct_candidates(gov: TokenView) -> list[tuple[int, int, int, Arg]]:
     """(subtree start, end, index, argument) of every adjunct a clause's verb offers its nouns, once per verb:
     every event noun of the clause asks for them."""
     cache = gov.doc.user_data.setdefault("_factcrowd_clause_adjuncts", {})
@@ -417,13 +424,20 @@ GEN_ADJUNCT_WH: Final = frozenset({"when", "where", "why", "how", "how long", "h
 _TRAINING: Final[dict[str, object]] = {"everything": False, "table": None, "prefixes": None}  # training only (see use_generator)
 
 
-def _edge(t: SpacyToken) -> str:
+def _edge(t: TokenView) -> str:
     """The label of the edge from a token to its head, with the preposition's word ("prep:of")."""
     return f"prep:{t.lower_}" if t.dep_ == "prep" else t.dep_
 
 
-def path_candidates(n: SpacyToken, wanted: Container[str] | None = None, prefixes: Container[str] | None = None,
-                    distance: int | None = None) -> list[tuple[str, SpacyToken, tuple[int, int]]]:
+def path_candidates(n: TokenView | SpacyToken, wanted: Container[str] | None = None,
+                    prefixes: Container[str] | None = None,
+                    distance: int | None = None) -> list[tuple[str, TokenView, tuple[int, int]]]:
+    """_path_candidates for a view's or a spaCy token."""
+    return _path_candidates(as_view(n), wanted, prefixes, distance)
+
+
+def _path_candidates(n: TokenView, wanted: Container[str] | None = None, prefixes: Container[str] | None = None,
+                    distance: int | None = None) -> list[tuple[str, TokenView, tuple[int, int]]]:
     """(signature, head, span) of every phrase whose head lies within `distance` dependency edges of the noun:
     the signature is the path, the relations up to the shared ancestor and those down from it
     ("pobj^prep:in|nsubj": the subject of the verb whose in-phrase holds the noun); the noun's ancestors give
@@ -431,7 +445,7 @@ def path_candidates(n: SpacyToken, wanted: Container[str] | None = None, prefixe
     (signature_prefixes of them), only paths leading to a wanted signature are walked."""
     if distance is None:
         distance = GEN_DISTANCE
-    found: list[tuple[str, SpacyToken, tuple[int, int]]] = []
+    found: list[tuple[str, TokenView, tuple[int, int]]] = []
     ups: list[str] = []
     below = -1
     a = n
@@ -480,7 +494,7 @@ def signature_prefixes(table: Iterable[str]) -> frozenset[str]:
     return frozenset(keys)
 
 
-def _default_slot(sig: str, head: SpacyToken) -> tuple[str, str]:
+def _default_slot(sig: str, head: TokenView) -> tuple[str, str]:
     """(kind, wh) asked of a signature before training has seen it: subjects do the event, other nominal phrases
     undergo it, anything else says how."""
     last = sig.rsplit(">", 1)[-1].rsplit("|", 1)[-1]
@@ -539,7 +553,7 @@ def generated_arguments(found: NounArgs) -> None:
         if not wanted:
             return
     have = {a.span for a in (found.agent, found.theme, *found.extra, *found.adjuncts) if a is not None}
-    for sig, head, span in path_candidates(n, wanted, prefixes):
+    for sig, head, span in _path_candidates(n, wanted, prefixes):
         if span in have or span[0] >= span[1]:
             continue
         slot = wanted.get(sig) if wanted is not None else _default_slot(sig, head)
@@ -553,12 +567,17 @@ def generated_arguments(found: NounArgs) -> None:
         found.generated.append(Arg(kind, span, head, wh, rule="gen:" + sig))
 
 
-def nominal_arguments(n: SpacyToken, verb: str) -> NounArgs:
+def nominal_arguments(n: TokenView, verb: str) -> NounArgs:
     """Agent, theme and adjuncts of an event noun: its own dependents, its conjuncts', then its clause's."""
-    return arguments_in_clause(n, verb, noun_governor(n))
+    return _arguments_in_clause(n, verb, noun_governor(n))
 
 
-def arguments_in_clause(n: SpacyToken, verb: str, gov: SpacyToken | None) -> NounArgs:
+def arguments_in_clause(n: TokenView | SpacyToken, verb: str, gov: TokenView | SpacyToken | None) -> NounArgs:
+    """_arguments_in_clause for a view's or spaCy's tokens."""
+    return _arguments_in_clause(as_view(n), verb, None if gov is None else as_view(gov))
+
+
+def _arguments_in_clause(n: TokenView, verb: str, gov: TokenView | None) -> NounArgs:
     """nominal_arguments with the noun's governing verb (noun_governor) already found."""
     found = NounArgs(n)
     for c in n.children:
@@ -601,7 +620,7 @@ def arguments_in_clause(n: SpacyToken, verb: str, gov: SpacyToken | None) -> Nou
     return found
 
 
-def _clause_object(n: SpacyToken, gov: SpacyToken) -> Arg | None:
+def _clause_object(n: TokenView, gov: TokenView) -> Arg | None:
     """The object of the clause the noun sits in ("obtained part of the collection at auction")."""
     obj = first_child(gov, "dobj")
     if obj is None or covers(obj, n.i):
@@ -658,7 +677,7 @@ def _bucket(n: int) -> str:
     return str(n) if n < 3 else "3-5" if n <= 5 else "6-10" if n <= 10 else "11+"
 
 
-def _noun_context(n: SpacyToken, verb: str, gov: SpacyToken | None) -> tuple[str, str, str, list[str]]:
+def _noun_context(n: TokenView, verb: str, gov: TokenView | None) -> tuple[str, str, str, list[str]]:
     """What every argument of one noun shares: its relation (and the preposition it hangs from), tag, verb,
     the clause's verb and voice, determiner."""
     shared = [f"ntag={n.tag_}", f"v={verb}"]
@@ -674,7 +693,7 @@ def _noun_context(n: SpacyToken, verb: str, gov: SpacyToken | None) -> tuple[str
     return ndep, verb, gov_stem, shared
 
 
-def argument_features(n: SpacyToken, arg: Arg, context: tuple[str, str, str, list[str]],
+def argument_features(n: TokenView, arg: Arg, context: tuple[str, str, str, list[str]],
                       found: NounArgs | None = None) -> list[str]:
     """Features of one candidate argument of an event noun: the rule that found it, the answer's head, the
     rules that filled the noun's agent and theme slots, and the noun's context."""
@@ -746,17 +765,28 @@ def argument_model() -> LinearModel:
     return load_linear(str(ARGUMENT_MODEL_PATH), ARGUMENT_FEATURE_VERSION)
 
 
-def scored_questions(n: SpacyToken, verb: str) -> list[tuple[tuple[str, ...] | None, Arg, list[str]]]:
+def scored_questions(n: TokenView | SpacyToken, verb: str) -> list[tuple[tuple[str, ...] | None, Arg, list[str]]]:
+    """_scored_questions for a view's or a spaCy token (training)."""
+    return _scored_questions(as_view(n), verb)
+
+
+def _scored_questions(n: TokenView, verb: str) -> list[tuple[tuple[str, ...] | None, Arg, list[str]]]:
     """Every question the rules ask about an event noun, with its argument and that argument's features."""
     gov = noun_governor(n)
     context = _noun_context(n, verb, gov)
-    found = arguments_in_clause(n, verb, gov)
+    found = _arguments_in_clause(n, verb, gov)
     i = n.i
     return [(q, a, argument_features(n, a, context, found)) for q, a in nominal_questions(verb, found)
             if q is not None and (a.rule in SELF_RULES or a.rule.startswith("gen:C") or not a.span[0] <= i < a.span[1])]
 
 
-def nominal_frame(n: SpacyToken, verb: str, offset: int, sentence_index: int, confidence: float = 1.0) -> PredicateFrame:
+def nominal_frame(n: TokenView | SpacyToken, verb: str, offset: int, sentence_index: int,
+                  confidence: float = 1.0) -> PredicateFrame:
+    """_nominal_frame for a view's or a spaCy token."""
+    return _nominal_frame(as_view(n), verb, offset, sentence_index, confidence)
+
+
+def _nominal_frame(n: TokenView, verb: str, offset: int, sentence_index: int, confidence: float = 1.0) -> PredicateFrame:
     """QANom-style QAs for a deverbal noun: possessor / compound / 'by' as agent, 'of' as theme, adjunct PPs.
 
     `confidence` is the detector's probability that the noun is an event (1.0 when the predicate was given);
@@ -765,7 +795,7 @@ def nominal_frame(n: SpacyToken, verb: str, offset: int, sentence_index: int, co
     """
     frame = PredicateFrame(n.i + offset, n.text, verb, "nominal", sentence_index, "NOUN", confidence=confidence)
     model = argument_model()
-    for q, arg, feats in scored_questions(n, verb):
+    for q, arg, feats in _scored_questions(n, verb):
         p = model.probability(feats)
         if p < model.threshold:
             continue

@@ -10,12 +10,12 @@ from functools import lru_cache
 from typing import Final
 
 from spacy.tokens import Doc
-from spacy.tokens import Token as SpacyToken
 
 from parser import lexicon, qasrl_slots
 from parser.embedded import words as W
 from parser.embedded.arguments import Arg
 from parser.embedded.syntax import NOUN_TAGS, PROPER_TAGS, conj_heads, doc_text, trim
+from parser.embedded.viewbuild import TokenView
 from parser.types import Answer, QAPair
 
 EMPTY: Final = "_"
@@ -112,7 +112,7 @@ _RENDERED: Final[dict[tuple[str, ...], tuple[str, str]]] = {}
 _RENDERED_CAP: Final = 1 << 16
 
 
-def conjunct_spans(span: tuple[int, int], head: SpacyToken | None) -> list[tuple[int, int]]:
+def conjunct_spans(span: tuple[int, int], head: TokenView | None) -> list[tuple[int, int]]:
     """A coordinated noun phrase as one span per conjunct ("A, B and C" answers the question three times)."""
     if head is None or head.tag_ not in CONJUNCT_TAGS or head.i not in conj_heads(head.doc):
         return [span]

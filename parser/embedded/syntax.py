@@ -5,7 +5,6 @@ from typing import Final
 
 from spacy.attrs import DEP
 from spacy.tokens import Doc, Span
-from spacy.tokens import Token as SpacyToken
 
 from parser.embedded.view import DocView, TokenView
 
@@ -39,7 +38,7 @@ NOMINAL_HEAD_TAGS: Final = frozenset({"NN", "NNS", "NNP", "NNPS", "PRP", "CD"})
 ASIDE_DEPS: Final = frozenset({"appos", "acl", "relcl", "amod", "advmod", "npadvmod", "parataxis", "prep"})
 
 
-def subtree_span(tok: SpacyToken, stop: SpacyToken | None = None) -> tuple[int, int]:
+def subtree_span(tok: TokenView, stop: TokenView | None = None) -> tuple[int, int]:
     """The token's subtree as a span; when `stop` (a dependent inside it) is given, cut the span before it.
 
     A noun phrase ends before an aside set off by a comma or a bracket ("The Phoenicians, the first to sail
@@ -62,7 +61,7 @@ def subtree_span(tok: SpacyToken, stop: SpacyToken | None = None) -> tuple[int, 
     return _subtree_span(tok, stop)
 
 
-def _subtree_span(tok: SpacyToken, stop: SpacyToken | None) -> tuple[int, int]:
+def _subtree_span(tok: TokenView, stop: TokenView | None) -> tuple[int, int]:
     start, end = tok.left_edge.i, tok.right_edge.i + 1
     if stop is not None:
         if stop.i > tok.i:
@@ -74,7 +73,7 @@ def _subtree_span(tok: SpacyToken, stop: SpacyToken | None) -> tuple[int, int]:
     return trim(tok.doc, start, end)
 
 
-def _aside_start(tok: SpacyToken, end: int) -> int:
+def _aside_start(tok: TokenView, end: int) -> int:
     """Where the first comma- or bracket-led aside after a noun head begins (`end` when there is none)."""
     doc = tok.doc
     for c in tok.rights:
@@ -88,7 +87,7 @@ def _aside_start(tok: SpacyToken, end: int) -> int:
     return end
 
 
-def without(tok: SpacyToken, inner: SpacyToken) -> tuple[int, int]:
+def without(tok: TokenView, inner: TokenView) -> tuple[int, int]:
     """`tok`'s subtree minus the part that holds `inner` (e.g. the quoted clause minus 'he said')."""
     start, end = tok.left_edge.i, tok.right_edge.i + 1
     if inner.left_edge.i > tok.i:
@@ -98,7 +97,7 @@ def without(tok: SpacyToken, inner: SpacyToken) -> tuple[int, int]:
     return trim(tok.doc, start, end)
 
 
-def np_antecedent(noun: SpacyToken, clause: SpacyToken) -> tuple[int, int]:
+def np_antecedent(noun: TokenView, clause: TokenView) -> tuple[int, int]:
     """The noun phrase a relative or participial clause modifies, without that clause."""
     return subtree_span(noun, stop=clause)
 
@@ -134,7 +133,7 @@ def conj_heads(doc: Doc | DocView) -> frozenset[int]:
     return found
 
 
-def first_child(tok: SpacyToken, deps: str | frozenset[str] | set[str]) -> SpacyToken | None:
+def first_child(tok: TokenView, deps: str | frozenset[str] | set[str]) -> TokenView | None:
     """The first dependent of `tok` with one of `deps` (a preposition's object, a verb's agent phrase)."""
     if not (tok.n_lefts or tok.n_rights):  # no dependents: skip spaCy's scan for them
         return None
@@ -149,6 +148,6 @@ def first_child(tok: SpacyToken, deps: str | frozenset[str] | set[str]) -> Spacy
     return None
 
 
-def covers(tok: SpacyToken, i: int) -> bool:
+def covers(tok: TokenView, i: int) -> bool:
     """Whether token index `i` lies inside `tok`'s subtree."""
     return tok.left_edge.i <= i <= tok.right_edge.i

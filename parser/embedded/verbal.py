@@ -40,6 +40,8 @@ from parser.embedded.syntax import (
     trim,
     without,
 )
+from parser.embedded.view import as_view
+from parser.embedded.viewbuild import TokenView
 from parser.embedded.wordclass import core_wh, filler, is_person, is_time
 from parser.types import Answer, PredicateFrame, QAPair
 
@@ -50,7 +52,12 @@ INHERIT_WH: Final = frozenset({"when", "where", "why"})
 Question = tuple[tuple[str, ...] | None, Arg]
 
 
-def is_verbal_predicate(tok: SpacyToken) -> bool:
+def is_verbal_predicate(tok: TokenView | SpacyToken) -> bool:
+    """_is_verbal_predicate for a view's or a spaCy token (the T5 backend)."""
+    return _is_verbal_predicate(as_view(tok))
+
+
+def _is_verbal_predicate(tok: TokenView) -> bool:
     """A verb that heads its own frame: not an auxiliary, not a form of 'be' (copular frames handle those)."""
     if tok.tag_ not in VERB_TAGS or tok.dep_ in AUX_DEPS or not tok.is_alpha:
         return False
@@ -61,7 +68,7 @@ def is_verbal_predicate(tok: SpacyToken) -> bool:
 # ------------------------------------------------------------------------------------------------ conjugation
 
 
-def own_aux(v: SpacyToken) -> list[SpacyToken]:
+def own_aux(v: TokenView) -> list[TokenView]:
     return [c for c in v.children if c.dep_ in AUX_DEPS and c.i < v.i]
 
 
@@ -75,7 +82,7 @@ class _Tense:
     finite_seen: bool = False
 
 
-def _read_auxiliaries(v: SpacyToken, auxes: list[SpacyToken], t: _Tense) -> None:
+def _read_auxiliaries(v: TokenView, auxes: list[TokenView], t: _Tense) -> None:
     """Modality, perfect, progressive, passive and tense from the auxiliaries, in order."""
     for a in auxes:
         low = a.lower_
@@ -100,7 +107,7 @@ def _read_auxiliaries(v: SpacyToken, auxes: list[SpacyToken], t: _Tense) -> None
                 t.passive = True
 
 
-def verb_info(v: SpacyToken, stem: str) -> VerbInfo:
+def verb_info(v: TokenView, stem: str) -> VerbInfo:
     auxes = own_aux(v)
     if not auxes and v.dep_ == "conj" and v.tag_ in {"VBN", "VBG"} and v.head.tag_ == v.tag_:
         auxes = own_aux(v.head)
@@ -133,7 +140,7 @@ _INFOS: Final[dict[tuple[str, bool, str, bool, bool, bool, bool, str], VerbInfo]
 _INFOS_CAP: Final = 1 << 16
 
 
-def _tense_from_governor(v: SpacyToken, auxes: list[SpacyToken], t: _Tense) -> None:
+def _tense_from_governor(v: TokenView, auxes: list[TokenView], t: _Tense) -> None:
     """A non-finite verb takes its tense from the clause it belongs to; bare infinitives read as 'might'."""
     gov = governor(v)
     if gov is not None:
@@ -142,7 +149,7 @@ def _tense_from_governor(v: SpacyToken, auxes: list[SpacyToken], t: _Tense) -> N
         t.modal = "might" if v.dep_ in {"xcomp", "advcl", "acl", "relcl", "ccomp", "conj", "pcomp"} else ""
 
 
-def _passive_head(v: SpacyToken) -> bool:
+def _passive_head(v: TokenView) -> bool:
     head = v.head
     return any(c.dep_ == "auxpass" for c in head.children) or head.dep_ in {"acl", "amod"}
 
@@ -154,7 +161,7 @@ def _passive_head(v: SpacyToken) -> bool:
 class _VerbArgs:
     """The arguments collected from a verb's dependents, in order, and whether it has a direct object."""
 
-    v: SpacyToken
+    v: TokenView
     args: list[Arg] = field(default_factory=list)
     has_obj: bool = False
     particle: str = ""
@@ -164,10 +171,10 @@ class _VerbArgs:
             self.args.append(arg)
             self.has_obj = self.has_obj or is_obj
 
-    def prt(self, c: SpacyToken) -> None:
+    def prt(self, c: TokenView) -> None:
         self.particle = c.lower_
 
-    def direct_object(self, c: SpacyToken) -> None:
+    def direct_object(self, c: TokenView) -> None:
         if c.tag_ in {"EX"}:
             return
         v = self.v
@@ -176,14 +183,14 @@ class _VerbArgs:
         else:
             self.add(Arg("obj", subtree_span(c), c), is_obj=True)
 
-    def dative(self, c: SpacyToken) -> None:
+    def dative(self, c: TokenView) -> None:
         if c.tag_ == "IN" and any(g.dep_ == "pobj" for g in c.children):
             pobj = next(g for g in c.children if g.dep_ == "pobj")
             self.add(Arg("prep", subtree_span(pobj), pobj, core_wh(pobj), c.lower_))
         else:
             self.add(Arg("obj2", subtree_span(c), c, core_wh(c), "to"))
 
-    def ccomp(self, c: SpacyToken) -> None:
+    def ccomp(self, c: TokenView) -> None:
         doc = self.v.doc
         span = subtree_span(c)
         if span[0] < span[1] and doc[span[0]].dep_ == "mark" and doc[span[0]].lower_ in {"that", "whether", "if"}:
@@ -191,7 +198,7 @@ class _VerbArgs:
         if span[0] < span[1] and not (span[0] <= self.v.i < span[1]):
             self.add(Arg("obj", span, None, "what"), is_obj=True)
 
-    def xcomp(self, c: SpacyToken) -> None:
+    def xcomp(self, c: TokenView) -> None:
         v = self.v
         span = subtree_span(c)
         if c.tag_ in VERB_TAGS:
@@ -206,30 +213,30 @@ class _VerbArgs:
         else:
             self.add(Arg("obj", span, c, "what"), is_obj=True)
 
-    def complement(self, c: SpacyToken) -> None:
+    def complement(self, c: TokenView) -> None:
         span = subtree_span(c)
         self.add(Arg("adj", span, c, "how") if c.tag_.startswith("JJ") else Arg("obj2", span, c, "what"))
 
-    def agent(self, c: SpacyToken) -> None:
+    def agent(self, c: TokenView) -> None:
         pobj = first_child(c, "pobj")
         if pobj is not None:
             self.add(Arg("agent", subtree_span(pobj), pobj, core_wh(pobj)))
 
-    def prep(self, c: SpacyToken) -> None:
+    def prep(self, c: TokenView) -> None:
         self.add(prep_argument(self.v, c))
 
-    def adverb(self, c: SpacyToken) -> None:
+    def adverb(self, c: TokenView) -> None:
         self.add(adverbial_argument(c))
 
-    def advcl(self, c: SpacyToken) -> None:
+    def advcl(self, c: TokenView) -> None:
         self.add(adverbial_clause(c))
 
-    def pobj(self, c: SpacyToken) -> None:
+    def pobj(self, c: TokenView) -> None:
         if self.v.dep_ == "prep":  # participles used as prepositions ("including X", "according to X")
             self.add(Arg("obj", subtree_span(c), c), is_obj=True)
 
 
-_HANDLERS: Final[dict[str, Callable[[_VerbArgs, SpacyToken], None]]] = {
+_HANDLERS: Final[dict[str, Callable[[_VerbArgs, TokenView], None]]] = {
     "prt": _VerbArgs.prt,
     "dobj": _VerbArgs.direct_object,
     "attr": _VerbArgs.direct_object,
@@ -248,7 +255,7 @@ _HANDLERS: Final[dict[str, Callable[[_VerbArgs, SpacyToken], None]]] = {
 }
 
 
-def verbal_arguments(v: SpacyToken) -> tuple[list[Arg], bool]:
+def verbal_arguments(v: TokenView) -> tuple[list[Arg], bool]:
     """The arguments of a verb, and whether it has a direct object (the questions mention it then)."""
     found = _VerbArgs(v)
     subj = find_subject(v)
@@ -283,7 +290,7 @@ def verbal_arguments(v: SpacyToken) -> tuple[list[Arg], bool]:
     return [a for a in resolved if a is not None], found.has_obj
 
 
-def _add_antecedent(arg: Arg, v: SpacyToken) -> None:
+def _add_antecedent(arg: Arg, v: TokenView) -> None:
     """A pronoun argument answers beside the noun phrase it stands for: QA-SRL GS annotators often give the
     antecedent ("Who collapsed?" -> "the Zambian President" for "he"); the scorer weighs that second answer."""
     head = arg.head
@@ -294,7 +301,7 @@ def _add_antecedent(arg: Arg, v: SpacyToken) -> None:
         arg.mention = found[0]
 
 
-def _subject_rule(v: SpacyToken, head: SpacyToken) -> str:
+def _subject_rule(v: TokenView, head: TokenView) -> str:
     """How the subject was found: the verb's own dependent, or taken from the clause around it (and how)."""
     if head.head.i == v.i and head.dep_ in SUBJ_DEPS:  # spaCy builds a new Token per access: compare indices
         return "subj"
@@ -303,7 +310,7 @@ def _subject_rule(v: SpacyToken, head: SpacyToken) -> str:
     return f"subj_from_{v.dep_}"
 
 
-def _resolve_relative(arg: Arg, v: SpacyToken) -> Arg | None:
+def _resolve_relative(arg: Arg, v: TokenView) -> Arg | None:
     """A bare relative word answers nothing ("which"): the noun its clause modifies does, or no one."""
     start, end = arg.span
     if end - start != 1:
@@ -324,7 +331,7 @@ def _resolve_relative(arg: Arg, v: SpacyToken) -> Arg | None:
     return None
 
 
-def _inherit_adjuncts(v: SpacyToken, args: list[Arg]) -> None:
+def _inherit_adjuncts(v: TokenView, args: list[Arg]) -> None:
     """Verbs in a chain (xcomp, conjoined verbs) share the head clause's time, place and reason."""
     covered = {a.wh for a in args if a.kind == "adj"}
     for c in v.head.children:
@@ -335,7 +342,7 @@ def _inherit_adjuncts(v: SpacyToken, args: list[Arg]) -> None:
             args.append(arg)
 
 
-def _shared_object(v: SpacyToken, found: _VerbArgs) -> None:
+def _shared_object(v: TokenView, found: _VerbArgs) -> None:
     """Coordinated verbs share the last one's object ("the Gliders met and defeated Mexico": Mexico was met)."""
     if v.tag_ not in {"VBD", "VBZ", "VBP", "VB", "VBN"} or any(c.dep_ in {"prep", "ccomp", "xcomp", "dative"} for c in v.children):
         return
@@ -347,7 +354,7 @@ def _shared_object(v: SpacyToken, found: _VerbArgs) -> None:
             return
 
 
-def _quoted_clause(v: SpacyToken, found: _VerbArgs) -> None:
+def _quoted_clause(v: TokenView, found: _VerbArgs) -> None:
     """A quote's "he said": the quoted clause is what was said."""
     if v.dep_ in {"parataxis", "ccomp", "conj"} and lexicon.verb_stem(v.lower_, v.tag_) in W.SAY_VERBS:
         head = v.head
@@ -487,13 +494,13 @@ def _bucket(n: int) -> str:
 _BUCKETS: Final = ("0", "1", "2", "3", "3", "5", "5", "5", "5")  # what the comparisons give for 0..8
 
 
-def _verb_context(v: SpacyToken, info: VerbInfo, stem: str, has_obj: bool) -> tuple[str, ...]:
+def _verb_context(v: TokenView, info: VerbInfo, stem: str, has_obj: bool) -> tuple[str, ...]:
     """Features every argument of the verb shares: its relation, tag, voice and lemma."""
     return (f"vdep={v.dep_}", f"vtag={v.tag_}", f"voice={'pass' if info.passive else 'act'}", f"v={stem}",
             f"hasobj={has_obj}", f"modal={bool(info.modal)}")
 
 
-def argument_features(v: SpacyToken, arg: Arg, span: tuple[int, int], pieces: int, cls: str,
+def argument_features(v: TokenView, arg: Arg, span: tuple[int, int], pieces: int, cls: str,
                       voice: str) -> list[str]:
     """Features of one answer span of a verbal QA: the rule that found it, its question class and where it
     lies, for the scorer trained on QA-SRL GS (parser/training/train_verbal_arguments.py); the verb's own
@@ -548,7 +555,7 @@ _SPAN_PARTS: Final[dict[tuple[str, str, str, str, str, str, str], tuple[str, ...
 _PARTS_CAP: Final = 1 << 16
 
 
-def _head_class(head: SpacyToken) -> str:
+def _head_class(head: TokenView) -> str:
     """'time' or 'other' (is_time caches per token)."""
     return "time" if is_time(head) else "other"
 
@@ -573,7 +580,7 @@ SPLIT_DEPS: Final = frozenset({"prep", "appos", "conj", "advcl", "npadvmod"})
 _CLOSING_TAGS: Final = frozenset({".", ",", ":", "-RRB-", "''"})
 
 
-def _split_root(arg: Arg, span: tuple[int, int]) -> SpacyToken | None:
+def _split_root(arg: Arg, span: tuple[int, int]) -> TokenView | None:
     """The token of the span whose head lies outside it (the argument's head, or the PP's preposition)."""
     tok = arg.head
     if tok is None:
@@ -586,7 +593,7 @@ def _split_root(arg: Arg, span: tuple[int, int]) -> SpacyToken | None:
     return tok
 
 
-def _splits(v: SpacyToken, info: VerbInfo, has_obj: bool, qi: int, qa: QAPair, arg: Arg, cls: str,
+def _splits(v: TokenView, info: VerbInfo, has_obj: bool, qi: int, qa: QAPair, arg: Arg, cls: str,
             offset: int, asked: set[str]) -> list[Split]:
     """The cuts of a single-answer QA's span at a right dependent of its root that reaches the span's end."""
     span = (qa.answers[0].start - offset, qa.answers[0].end - offset)
@@ -637,7 +644,13 @@ def _splits(v: SpacyToken, info: VerbInfo, has_obj: bool, qi: int, qa: QAPair, a
     return [Split(qi, span, head, rest, rest_slots, feats)]
 
 
-def candidate_qas(v: SpacyToken, offset: int, splits: list[Split] | None = None,
+def candidate_qas(v: TokenView | SpacyToken, offset: int, splits: list[Split] | None = None,
+                  stem: str | None = None) -> tuple[list[Candidate], tuple[str, ...]]:
+    """_candidate_qas for a view's or a spaCy token (training)."""
+    return _candidate_qas(as_view(v), offset, splits, stem)
+
+
+def _candidate_qas(v: TokenView, offset: int, splits: list[Split] | None = None,
                   stem: str | None = None) -> tuple[list[Candidate], tuple[str, ...]]:
     """Every QA the rules ask about verb `v` with the features of each of its answers, and the features the
     verb's answers share (an answer's full feature set is both; training reads these). With `splits`, the ways
@@ -683,7 +696,7 @@ def candidate_qas(v: SpacyToken, offset: int, splits: list[Split] | None = None,
     return out, context
 
 
-def _example_list(arg: Arg, v: SpacyToken) -> list[tuple[int, int]]:
+def _example_list(arg: Arg, v: TokenView) -> list[tuple[int, int]]:
     """A noun phrase with a list of examples ("marine animals such as corals , clams and oysters", "other
     animals , including pigs and horses") as the phrase before the list and each listed item."""
     head = arg.head
@@ -708,7 +721,7 @@ def _example_list(arg: Arg, v: SpacyToken) -> list[tuple[int, int]]:
 APPOSITIVE_KINDS: Final = frozenset({"subj", "obj", "agent", "prep", "obj2"})
 
 
-def _appositive(arg: Arg, v: SpacyToken) -> tuple[int, int] | None:
+def _appositive(arg: Arg, v: TokenView) -> tuple[int, int] | None:
     """The appositive the argument's noun phrase was cut before ("Henry Ford , the automobile magnate ,"): QA-SRL
     GS annotators give it as a second answer of the same question; the scorer weighs it ("appos" features)."""
     head = arg.head
@@ -752,7 +765,7 @@ def split_model() -> LinearModel | None:
 
 
 def _apply_splits(qas: list[QAPair], candidates: list[Candidate], splits: list[Split], model: LinearModel,
-                  v: SpacyToken, offset: int) -> None:
+                  v: TokenView, offset: int) -> None:
     """Cut the kept answers (`qas`) whose best split passes the split scorer's threshold; a cut-off PP joins the
     QA that asks its question already, else becomes a QA of its own (appended to `qas`)."""
     best: dict[int, tuple[float, Split]] = {}
@@ -782,7 +795,12 @@ def _apply_splits(qas: list[QAPair], candidates: list[Candidate], splits: list[S
                               round(p, 4)))
 
 
-def verbal_frame(v: SpacyToken, offset: int, sentence_index: int) -> PredicateFrame:
+def verbal_frame(v: TokenView | SpacyToken, offset: int, sentence_index: int) -> PredicateFrame:
+    """_verbal_frame for a view's or a spaCy token."""
+    return _verbal_frame(as_view(v), offset, sentence_index)
+
+
+def _verbal_frame(v: TokenView, offset: int, sentence_index: int) -> PredicateFrame:
     """A verb's QAs: each answer the rules find is kept when the trained scorer's probability passes its threshold;
     a QA's confidence is the best probability among its kept answers (the class precision without a scorer);
     then the boundary step cuts the answers its scorer says hold two ("in the middle of the century in Egypt")."""
@@ -791,7 +809,7 @@ def verbal_frame(v: SpacyToken, offset: int, sentence_index: int) -> PredicateFr
     model = argument_model()
     splitter = split_model() if model is not None else None
     splits: list[Split] | None = [] if splitter is not None else None
-    candidates, context = candidate_qas(v, offset, splits, stem)
+    candidates, context = _candidate_qas(v, offset, splits, stem)
     if model is None:
         for qa, _ in candidates:
             qa.confidence = qa_confidence(qa)

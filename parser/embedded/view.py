@@ -13,111 +13,18 @@ doc as spaCy's Token does.
 """
 from __future__ import annotations
 
-from bisect import bisect_right
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
 from spacy.tokens import Doc, Span
 from spacy.tokens import Token as SpacyToken
 
-from parser.embedded.viewbuild import _edges, build_tokens
+from parser.embedded.viewbuild import TokenView, _edges, build_tokens
 
 VIEW_KEY = "_factcrowd_view"
-__all__ = ["VIEW_KEY", "DocView", "SentView", "TokenView", "_edges", "doc_view"]
-
-
-class TokenView:
-    """One token of a parsed doc, with spaCy Token's attribute names."""
-
-    __slots__ = ("i", "doc", "text", "lower_", "tag_", "dep_", "idx", "is_alpha", "head", "lefts", "rights",
-                 "children", "n_lefts", "n_rights", "left_edge", "right_edge", "person_", "time_", "span_")
-    # the slots' types (annotations only: with __slots__ they make no class attributes)
-    i: int
-    doc: DocView
-    text: str
-    lower_: str
-    tag_: str
-    dep_: str
-    idx: int
-    is_alpha: bool
-    head: TokenView  # None only inside _build, before the roots get their twins
-    lefts: tuple[TokenView, ...]
-    rights: tuple[TokenView, ...]
-    children: tuple[TokenView, ...]
-    n_lefts: int
-    n_rights: int
-    left_edge: TokenView
-    right_edge: TokenView
-    person_: bool | None  # wordclass.is_person / is_time, cached on the token (None: not asked yet)
-    time_: bool | None
-    span_: tuple[int, int] | None  # syntax.subtree_span(tok), cached on the token
-
-    @property
-    def sent(self) -> SentView:
-        return self.doc.sentences[bisect_right(self.doc.starts, self.i) - 1]
-
-    @property
-    def is_sent_start(self) -> bool | None:
-        return self.doc.sent_start[self.i]
-
-    @property
-    def subtree(self) -> Iterator[TokenView]:
-        """In spaCy's order: each left child's subtree, the token, each right child's subtree."""
-        for c in self.lefts:
-            yield from c.subtree
-        yield self
-        for c in self.rights:
-            yield from c.subtree
-
-    @property
-    def ancestors(self) -> Iterator[TokenView]:
-        tok = self
-        while tok.head.i != tok.i:
-            tok = tok.head
-            yield tok
-
-    def nbor(self, i: int = 1) -> TokenView:
-        return self.doc[self.i + i]
-
-    def __len__(self) -> int:
-        return len(self.text)
-
-    def __str__(self) -> str:
-        return self.text
-
-    __repr__ = __str__
-
-    def __hash__(self) -> int:
-        return hash((self.doc.doc, self.i))  # as spaCy's Token
-
-    def _key(self, other: object) -> Any:
-        if isinstance(other, TokenView):
-            return other.doc.doc, other.idx
-        return getattr(other, "doc", None), getattr(other, "idx", None)
-
-    def __eq__(self, other: object) -> bool:
-        if other is None:
-            return False
-        doc, idx = self._key(other)
-        return doc is self.doc.doc and idx == self.idx
-
-    def __ne__(self, other: object) -> bool:
-        return not self.__eq__(other)
-
-    def __lt__(self, other: Any) -> bool:
-        return self.idx < other.idx
-
-    def __le__(self, other: Any) -> bool:
-        return self.idx <= other.idx
-
-    def __gt__(self, other: Any) -> bool:
-        return self.idx > other.idx
-
-    def __ge__(self, other: Any) -> bool:
-        return self.idx >= other.idx
-
-    if TYPE_CHECKING:  # at run time: spaCy Token's names through properties (_fall_through)
-        def __getattr__(self, name: str) -> Any: ...
+__all__ = ["RELEASED", "VIEW_KEY", "DocView", "SentView", "TokenView", "_edges", "as_view", "doc_view"]
+# what a released view's tokens point their head and edges at (a TokenView field cannot hold None when compiled)
+RELEASED: TokenView = TokenView()
 
 
 def _fall_through(cls: type, spacy_cls: type, real: Callable[[Any], Any]) -> None:
@@ -136,7 +43,9 @@ def _fall_through(cls: type, spacy_cls: type, real: Callable[[Any], Any]) -> Non
             setattr(cls, name, reader(name))
 
 
-_fall_through(TokenView, SpacyToken, lambda t: t.doc.doc[t.i])
+if "__mypyc_attrs__" not in vars(TokenView):  # running as Python: properties instead of the __getattr__ hook
+    del TokenView.__getattr__
+    _fall_through(TokenView, SpacyToken, lambda t: t.doc.doc[t.i])
 
 
 class SentView:
@@ -195,7 +104,7 @@ class DocView(list):
         reference counting frees it at once and the garbage collector never has to trace it (measured: a tenth of
         the rules' time went to collections of dead views)."""
         for t in self:
-            t.head = t.left_edge = t.right_edge = None
+            t.head = t.left_edge = t.right_edge = RELEASED
         self.clear()
         self.sentences = []
         self.memo = {}
@@ -222,9 +131,16 @@ _fall_through(DocView, Doc, lambda d: d.doc)
 def _build(view: DocView, doc: Doc) -> None:
     """Every token's attributes from spaCy's arrays (one call for all of them, not one object per access)."""
     if len(doc):
-        view.sent_start, view.starts = build_tokens(view, doc, TokenView)
+        view.sent_start, view.starts = build_tokens(view, doc)
         starts = view.starts
         view.sentences = [SentView(view, s, e) for s, e in zip(starts, starts[1:] + [len(doc)], strict=True)]
+
+
+def as_view(tok: TokenView | SpacyToken) -> TokenView:
+    """The view's token for a spaCy Token (the rules' public functions take either; inside they read views)."""
+    if type(tok) is TokenView:
+        return tok
+    return doc_view(tok.doc)[tok.i]
 
 
 def doc_view(doc: Doc | Span | DocView) -> DocView:

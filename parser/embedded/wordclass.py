@@ -3,15 +3,13 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from spacy.tokens import Token as SpacyToken
-
 from parser import lexicon
 from parser.embedded import words as W
 from parser.embedded.syntax import NOUN_TAGS, PROPER_TAGS
 from parser.embedded.view import TokenView
 
 
-def is_person(tok: SpacyToken | TokenView) -> bool:
+def is_person(tok: TokenView) -> bool:
     """Cached per token: the same subject is asked about for every predicate it belongs to."""
     if type(tok) is TokenView:
         found = tok.person_
@@ -26,7 +24,7 @@ def is_person(tok: SpacyToken | TokenView) -> bool:
     return found
 
 
-def _is_person(tok: SpacyToken | TokenView) -> bool:
+def _is_person(tok: TokenView) -> bool:
     low = tok.lower_
     if tok.tag_ in {"PRP", "WP"}:
         return low in W.PERSON_PRONOUNS
@@ -51,15 +49,15 @@ def _person_suffix(low: str) -> bool:
     return False
 
 
-def filler(tok: SpacyToken | None) -> str:
+def filler(tok: TokenView | None) -> str:
     return "someone" if tok is not None and is_person(tok) else "something"
 
 
-def core_wh(tok: SpacyToken) -> str:
+def core_wh(tok: TokenView) -> str:
     return "who" if is_person(tok) else "what"
 
 
-def is_time(tok: SpacyToken | TokenView) -> bool:
+def is_time(tok: TokenView) -> bool:
     """Cached per token of a view: the same heads are classed for every question and answer they head."""
     if type(tok) is not TokenView:
         return _is_time(tok)
@@ -69,7 +67,7 @@ def is_time(tok: SpacyToken | TokenView) -> bool:
     return found
 
 
-def _is_time(tok: SpacyToken | TokenView) -> bool:
+def _is_time(tok: TokenView) -> bool:
     low = tok.lower_
     if low in W.TIME_NOUNS:
         return True
@@ -80,15 +78,15 @@ def _is_time(tok: SpacyToken | TokenView) -> bool:
     return any(c.lower_ in W.TIME_NOUNS or c.lower_ == "ago" for c in tok.children if c.dep_ in {"compound", "amod", "npadvmod", "advmod"})
 
 
-def is_place(tok: SpacyToken) -> bool:
+def is_place(tok: TokenView) -> bool:
     return tok.lower_ in W.PLACE_NOUNS or (tok.tag_ in PROPER_TAGS and tok.dep_ == "pobj")
 
 
-def is_duration(tok: SpacyToken) -> bool:
+def is_duration(tok: TokenView) -> bool:
     return tok.lower_ in W.DURATION_UNITS and any(c.tag_ == "CD" or c.lower_ in {"several", "many", "few", "a"} for c in tok.children)
 
 
-def is_amount(tok: SpacyToken) -> bool:
+def is_amount(tok: TokenView) -> bool:
     return tok.tag_ == "CD" or tok.lower_ in {"%", "percent", "million", "billion"} or bool(tok.n_lefts or tok.n_rights) and any(
         c.tag_ == "CD" for c in tok.children if c.dep_ in {"nummod", "compound", "quantmod"}
     )
