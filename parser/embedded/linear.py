@@ -11,8 +11,9 @@ import math
 from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cache
-from itertools import repeat
 from pathlib import Path
+
+from parser.embedded.scoring import weighted_sum
 
 DATA_DIR = Path(__file__).resolve().parent.parent / "data"
 
@@ -28,10 +29,10 @@ class LinearModel:
     threshold: float
 
     def probability(self, features: Iterable[str]) -> float:
-        # summed left to right from the intercept in C doubles (as a loop of += would: the same float; Python 3.11's
-        # sum, which pyproject pins, adds floats plainly, 3.12's compensates), with no float object per term: the
-        # parser calls this for every candidate noun and argument
-        z = sum(map(self.weights.get, features, repeat(0.0)), self.intercept)
+        # summed left to right from the intercept in C doubles (as a loop of += would: the same float as Python
+        # 3.11's sum, which pyproject pins; 3.12's compensates), compiled (scoring.py): the parser calls this for
+        # every candidate noun and argument
+        z = weighted_sum(self.weights, features if type(features) is list else list(features), self.intercept)
         return 1.0 / (1.0 + math.exp(-z)) if z > -30 else 0.0
 
 

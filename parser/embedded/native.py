@@ -17,8 +17,8 @@ from pathlib import Path
 
 # the rule modules mypyc compiles (view.py and linear.py hold classes mypyc cannot compile: a list subclass, a
 # RuntimeError subclass; they stay Python and call the compiled ones)
-COMPILED_MODULES = ("words", "wordclass", "syntax", "viewbuild", "questions", "arguments", "copular", "detector",
-                    "nominal", "verbal", "rules")
+COMPILED_MODULES = ("words", "wordclass", "syntax", "viewbuild", "scoring", "questions", "arguments", "copular",
+                    "detector", "nominal", "verbal", "rules")
 GROUP = "parser.embedded._rules"  # mypyc's shared library: parser/embedded/_rules__mypyc.*.so in the build
 PACKAGE_DIR = Path(__file__).resolve().parent
 REPO = PACKAGE_DIR.parent.parent

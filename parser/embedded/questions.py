@@ -36,6 +36,12 @@ class VerbInfo:
     negated: bool = False
     participle: str = ""  # the sentence's own past participle, when the lexicon's differs (born / borne)
 
+    def __hash__(self) -> int:
+        """The hash dataclass would generate (make_question's cache hashes an info per question), written out so
+        that it compiles: the generated one runs as Python code."""
+        return hash((self.stem, self.past, self.modal, self.perfect, self.progressive, self.passive, self.negated,
+                     self.participle))
+
 
 def aux_and_verb(info: VerbInfo, wh_is_subject: bool) -> tuple[str, str]:
     """The aux and verb slots for `info`; QA-SRL's aux vocabulary is singular (is/was/has/does)."""

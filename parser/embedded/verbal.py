@@ -5,9 +5,7 @@ import json
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from functools import cache, lru_cache, reduce
-from itertools import repeat
-from operator import add
+from functools import cache, lru_cache
 from typing import Final
 
 from spacy.tokens import Doc
@@ -27,6 +25,7 @@ from parser.embedded.arguments import (
 )
 from parser.embedded.linear import DATA_DIR, LinearModel, ModelUnavailable, load_linear
 from parser.embedded.questions import EMPTY, VerbInfo, add_qas, answer_spans, conjunct_spans, make_question
+from parser.embedded.scoring import weighted_sum
 from parser.embedded.syntax import (
     AUX_DEPS,
     RELATIVE_WORDS,
@@ -815,15 +814,15 @@ def _verbal_frame(v: TokenView, offset: int, sentence_index: int) -> PredicateFr
             qa.confidence = qa_confidence(qa)
             frame.qas.append(qa)
         return frame
-    get = model.weights.get
+    weights = model.weights
     threshold = model.threshold
-    shared = model.intercept + sum(map(get, context, repeat(0.0)))  # the verb's part, once per verb (same order)
+    shared = model.intercept + weighted_sum(weights, list(context), 0.0)  # the verb's part, once per verb (as sum)
     kept_qas: set[int] = set()
     for qi, (qa, feats) in enumerate(candidates):
         kept = []
         best = -1.0
         for f, answer in zip(feats, qa.answers, strict=True):
-            z = reduce(add, map(get, f, repeat(0.0)), shared)  # same order as a loop of +=, so the same float
+            z = weighted_sum(weights, f, shared)  # same order as a loop of +=, so the same float
             p = 1.0 / (1.0 + math.exp(-z)) if z > -30 else 0.0
             if p >= threshold:
                 kept.append(answer)
