@@ -170,6 +170,14 @@ def _heads_within_sentences(heads: list[int], left: list[int]) -> bool:
     return True
 
 
+def release_tokens(tokens: list[TokenView], released: TokenView) -> None:
+    """Point every token's head and edges at `released` (DocView.release: breaks the view's reference cycles)."""
+    for t in tokens:
+        t.head = released
+        t.left_edge = released
+        t.right_edge = released
+
+
 def build_tokens(view: Any, doc: Any) -> tuple[list[bool | None], list[int]]:
     """Fill `view` (a DocView, empty) with one TokenView per token of a non-empty `doc`; returns spaCy's
     is_sent_start per token and the first token of each sentence."""
