@@ -3,8 +3,9 @@
 spaCy builds a new Python Token object on every `doc[i]`, `.head`, `.children` or `.left_edge`, and decodes a
 new string on every `.tag_`, `.dep_` or `.lower_` (measured: 0.2-1.6 us each, most of the rules' time). The
 rules read the same few attributes of the same tokens many times per predicate, so `doc_view(doc)` reads them
-once from spaCy's arrays into plain slotted objects that duck-type spaCy's Token, Doc and Span for the
-attributes the rules use; anything else falls through to the real spaCy object.
+once from spaCy's arrays into slotted objects that duck-type spaCy's Token, Doc and Span for the attributes the
+rules use; anything else falls through to the real spaCy object. The tokens are viewbuild.TokenView, a native
+class when the rules are compiled (their typed parameters then read its fields directly).
 
 Identity is kept as spaCy has it: spaCy never returns the same Token object twice, so `tok.head is tok` is
 False even for the root (whose head is itself). The view's tokens are shared objects, so the root's `.head` is a
