@@ -72,6 +72,13 @@ the same day and not kept, each within the run-to-run spread (paced p99 at 100 f
 code): a GIL switch interval of 0.2 / 0.5 / 1 ms in the workers (sys.setswitchinterval; 5 ms by default) and
 4 x 4 or 3 x 6 workers x threads instead of 2 x 8.
 
+The garbage collector (2026-12-03, gc.callbacks in the workers, N = 100 synchronized): each worker ran two full
+collections per run of 103-184 ms each, a pause every thread of that worker shares (the loaded app is ~150K
+tracked objects; one full collection of it ~85 ms). backend/gunicorn_conf.py now collects and freezes in the
+master before the fork (full collections 44-57 ms) and once more per worker after 300 requests (0.4-7 ms).
+Quiet (load 0.3-1.4): paced p99 at 100 46 / 34 ms before, 33 / 38 ms after; synchronized p99 at 100 229-409 ms
+before, 161-362 ms after, within the run-to-run spread: the bursts stay bound by the CPU (above).
+
 Afterwards the database is checked: every unit has at most its wanted assignments, those submitted are exactly
 the successful submit answers, a unit with all its wanted submitted is complete, each label is written once.
 The machine's load average (1 min) is printed with each figure: the machine is shared.
