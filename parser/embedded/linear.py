@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
-from parser.embedded.scoring import weighted_sum
+from parser.embedded.scoring import model_weights, weighted_sum
 
 DATA_DIR = Path(__file__).resolve().parent.parent / "data"
 
@@ -48,5 +48,5 @@ def load_linear(path: str, feature_version: int) -> LinearModel:
         raise ModelUnavailable(
             f"{target} has feature version {data.get('feature_version')}, the code {feature_version}: retrain it"
         )
-    return LinearModel({str(k): float(v) for k, v in data["weights"].items()}, float(data["intercept"]),
+    return LinearModel(model_weights(data["weights"]), float(data["intercept"]),
                        float(data["threshold"]))

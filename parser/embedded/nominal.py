@@ -29,6 +29,7 @@ from parser.embedded.arguments import (
 from parser.embedded.detector import candidate_verb, load_detector
 from parser.embedded.linear import DATA_DIR, LinearModel, load_linear
 from parser.embedded.questions import VerbInfo, add_qas, make_question
+from parser.embedded.scoring import interned
 from parser.embedded.syntax import (
     NOUN_TAGS,
     PROPER_TAGS,
@@ -704,8 +705,8 @@ def argument_features(n: TokenView, arg: Arg, context: tuple[str, str, str, list
     if prefix is None:
         if len(_PREFIXES) >= _PARTS_CAP:
             _PREFIXES.clear()
-        prefix = _PREFIXES[key] = ("bias", f"rule={rule}", f"rule_wh={rule}:{arg.wh}", f"ndep={ndep}",
-                                   f"rule_ndep={rule}:{ndep}", f"rule_v={rule}:{verb}", f"v_wh={verb}:{arg.wh}")
+        prefix = _PREFIXES[key] = interned(("bias", f"rule={rule}", f"rule_wh={rule}:{arg.wh}", f"ndep={ndep}",
+                                            f"rule_ndep={rule}:{ndep}", f"rule_v={rule}:{verb}", f"v_wh={verb}:{arg.wh}"))
     feats = [*prefix, *shared]
     head = arg.head
     if head is not None:
@@ -715,8 +716,8 @@ def argument_features(n: TokenView, arg: Arg, context: tuple[str, str, str, list
         if part is None:
             if len(_HEAD_PARTS) >= _PARTS_CAP:
                 _HEAD_PARTS.clear()
-            part = _HEAD_PARTS[hkey] = (f"htag={rule}:{head.tag_}", f"hdep={rule}:{head.dep_}", f"hclass={rule}:{cls}",
-                                        f"hword={rule}:{head.lower_}")
+            part = _HEAD_PARTS[hkey] = interned((f"htag={rule}:{head.tag_}", f"hdep={rule}:{head.dep_}",
+                                                 f"hclass={rule}:{cls}", f"hword={rule}:{head.lower_}"))
         feats += part
     i = n.i
     start, end = arg.span
@@ -727,7 +728,8 @@ def argument_features(n: TokenView, arg: Arg, context: tuple[str, str, str, list
     if where is None:
         if len(_SPAN_PARTS) >= _PARTS_CAP:
             _SPAN_PARTS.clear()
-        where = _SPAN_PARTS[skey] = (f"dist={rule}:{'R' if right else 'L'}{_bucket(gap)}", f"len={rule}:{_bucket(end - start)}")
+        where = _SPAN_PARTS[skey] = interned((f"dist={rule}:{'R' if right else 'L'}{_bucket(gap)}",
+                                              f"len={rule}:{_bucket(end - start)}"))
     feats += where
     if gov_stem:
         feats.append(f"rule_gov={rule}:{gov_stem}")
@@ -745,18 +747,19 @@ def argument_features(n: TokenView, arg: Arg, context: tuple[str, str, str, list
         if slots is None:
             if len(_SLOT_PARTS) >= _PARTS_CAP:
                 _SLOT_PARTS.clear()
-            slots = _SLOT_PARTS[fkey] = (
+            slots = _SLOT_PARTS[fkey] = interned((
                 f"slots={rule}:{agent.rule if agent is not None else '-'}/{theme.rule if theme is not None else '-'}",
-                f"extras={rule}:{_bucket(len(found.extra))}")
+                f"extras={rule}:{_bucket(len(found.extra))}"))
         feats += slots
     return feats
 
 
-# argument_features' label-only parts, built once per label tuple (same strings, fewer f-strings per answer)
+# argument_features' label-only parts, built once per label tuple (same strings, fewer f-strings per answer) and
+# interned, as the models' feature names are (scoring.interned: their lookups compare pointers)
 _PREFIXES: Final[dict[tuple[str, str, str, str], tuple[str, ...]]] = {}
 _HEAD_PARTS: Final[dict[tuple[str, str, str, str, str], tuple[str, ...]]] = {}
-_SPAN_PARTS: Final[dict[tuple[str, bool, int, int], tuple[str, str]]] = {}  # (rule, right of the noun, gap, length)
-_SLOT_PARTS: Final[dict[tuple[str, str | None, str | None, int], tuple[str, str]]] = {}  # (rule, agent's, theme's, extras)
+_SPAN_PARTS: Final[dict[tuple[str, bool, int, int], tuple[str, ...]]] = {}  # (rule, right of the noun, gap, length)
+_SLOT_PARTS: Final[dict[tuple[str, str | None, str | None, int], tuple[str, ...]]] = {}  # (rule, agent's, theme's, extras)
 _PARTS_CAP: Final = 1 << 16
 
 

@@ -25,7 +25,7 @@ from parser.embedded.arguments import (
 )
 from parser.embedded.linear import DATA_DIR, LinearModel, ModelUnavailable, load_linear
 from parser.embedded.questions import EMPTY, VerbInfo, add_qas, answer_spans, conjunct_spans, make_question
-from parser.embedded.scoring import weighted_sum
+from parser.embedded.scoring import interned, model_weights, weighted_sum
 from parser.embedded.syntax import (
     AUX_DEPS,
     RELATIVE_WORDS,
@@ -516,16 +516,17 @@ def argument_features(v: TokenView, arg: Arg, span: tuple[int, int], pieces: int
     key = (rule, cls, v.dep_, voice)
     prefix = _PREFIXES.get(key)
     if prefix is None:  # the parts that depend only on the rule, the question class and the verb: few, recurring
-        prefix = _PREFIXES[key] = ("bias", f"r={rule}", f"cls={cls}", f"r_cls={rule}:{cls}", f"r_vdep={rule}:{v.dep_}",
-                                   f"r_voice={rule}:{voice}")
+        prefix = _PREFIXES[key] = interned(("bias", f"r={rule}", f"cls={cls}", f"r_cls={rule}:{cls}",
+                                            f"r_vdep={rule}:{v.dep_}", f"r_voice={rule}:{voice}"))
     first_label = first.lower_ if first.tag_ in _FUNCTION_TAGS else first.tag_
     skey = (rule, cls, length, side, _bucket(gap), first_label, last.tag_)
     where = _SPAN_PARTS.get(skey)
     if where is None:  # the span's parts: also few label tuples (buckets, tags), built once each
         if len(_SPAN_PARTS) >= _PARTS_CAP:
             _SPAN_PARTS.clear()
-        where = _SPAN_PARTS[skey] = (f"len={rule}:{length}", f"dist={rule}:{side}{skey[4]}", f"first={rule}:{first_label}",
-                                     f"last={last.tag_}", f"r_last={rule}:{last.tag_}", f"cls_len={cls}:{length}")
+        where = _SPAN_PARTS[skey] = interned((f"len={rule}:{length}", f"dist={rule}:{side}{skey[4]}",
+                                              f"first={rule}:{first_label}", f"last={last.tag_}",
+                                              f"r_last={rule}:{last.tag_}", f"cls_len={cls}:{length}"))
     feats = [*prefix, *where]
     head = arg.head
     if head is not None:
@@ -534,8 +535,8 @@ def argument_features(v: TokenView, arg: Arg, span: tuple[int, int], pieces: int
         hkey = (rule, cls, htag, head.dep_, hclass, head.lower_ if htag in _FUNCTION_TAGS else None)
         part = _HEAD_PARTS.get(hkey)
         if part is None:
-            part = _HEAD_PARTS[hkey] = (f"htag={rule}:{htag}", f"hdep={rule}:{head.dep_}", f"hclass={cls}:{hclass}",
-                                        *((f"hword={rule}:{hkey[5]}",) if hkey[5] is not None else ()))
+            part = _HEAD_PARTS[hkey] = interned((f"htag={rule}:{htag}", f"hdep={rule}:{head.dep_}", f"hclass={cls}:{hclass}",
+                                                 *((f"hword={rule}:{hkey[5]}",) if hkey[5] is not None else ())))
         feats += part
     if span == arg.mention:
         feats += ["mention", f"mention={rule}:{first.tag_}"]
@@ -547,7 +548,8 @@ def argument_features(v: TokenView, arg: Arg, span: tuple[int, int], pieces: int
 
 
 # argument_features' parts that depend only on a few labels, built once per label tuple (the strings are the
-# same; building ~12 f-strings per answer was a tenth of the rule time)
+# same; building ~12 f-strings per answer was a tenth of the rule time); interned, as the models'
+# feature names are (scoring.interned: their lookups compare pointers, not characters)
 _PREFIXES: Final[dict[tuple[str, str, str, str], tuple[str, ...]]] = {}
 _HEAD_PARTS: Final[dict[tuple[str, str, str, str, str, str | None], tuple[str, ...]]] = {}
 _SPAN_PARTS: Final[dict[tuple[str, str, str, str, str, str, str], tuple[str, ...]]] = {}
@@ -757,7 +759,7 @@ def split_model() -> LinearModel | None:
         part = data["split"]
         if data.get("feature_version") != VERBAL_ARGUMENT_FEATURE_VERSION:
             return None
-        return LinearModel({str(k): float(w) for k, w in part["weights"].items()}, float(part["intercept"]),
+        return LinearModel(model_weights(part["weights"]), float(part["intercept"]),
                            float(part["threshold"]))
     except (OSError, ValueError, KeyError, TypeError):
         return None
