@@ -17,6 +17,7 @@ from spacy.tokens import Token as SpacyToken
 from parser import lexicon
 from parser.embedded import words as W
 from parser.embedded.linear import DATA_DIR, LinearModel, ModelUnavailable, load_linear
+from parser.embedded.scoring import interned
 from parser.embedded.syntax import NOUN_TAGS, PROPER_TAGS
 from parser.embedded.view import as_view
 from parser.embedded.viewbuild import TokenView
@@ -60,11 +61,17 @@ def _features(tok: TokenView, verb: str) -> list[str]:
     low, tag, dep = tok.lower_, tok.tag_, tok.dep_
     sing = _singular(low, tag)
     head = tok.head
-    feats = [
-        "bias", f"w={sing}", f"v={verb}", f"tag={tag}", f"s3={sing[-3:]}", f"s4={sing[-4:]}",
-        f"dep={dep}", f"class={_word_class(low, tok)}",
-        f"zero={sing == verb}", f"catvar={lexicon.nominalization_verb(low, False) is not None}",
-    ]
+    key = (low, tag, dep, verb, _word_class(low, tok))
+    word = _WORD_PARTS.get(key)
+    if word is None:  # the features of the word itself: the same few thousand nouns recur
+        if len(_WORD_PARTS) >= _PARTS_CAP:
+            _WORD_PARTS.clear()
+        word = _WORD_PARTS[key] = interned((
+            "bias", f"w={sing}", f"v={verb}", f"tag={tag}", f"s3={sing[-3:]}", f"s4={sing[-4:]}",
+            f"dep={dep}", f"class={key[4]}",
+            f"zero={sing == verb}", f"catvar={lexicon.nominalization_verb(low, False) is not None}",
+        ))
+    feats = list(word)
     i = tok.i
     head_tag = head.tag_
     feats.append(f"hdep={dep}:{head_tag}")  # the root is its own head: "hdep=ROOT:NN"
@@ -98,6 +105,12 @@ def _features(tok: TokenView, verb: str) -> list[str]:
     feats.append(f"l1={doc[i - 1].lower_}" if i > 0 else "l1=<s>")
     feats.append(f"r1={doc[i + 1].lower_}" if i + 1 < len(doc) else "r1=</s>")
     return feats
+
+
+# (word, tag, relation, verb, word class) -> _features' first ten, interned (scoring.interned) as the model's
+# feature names are: built once per noun reading rather than per candidate (ten f-strings and a lexicon call)
+_WORD_PARTS: Final[dict[tuple[str, str, str, str, str], tuple[str, ...]]] = {}
+_PARTS_CAP: Final = 1 << 16
 
 
 @dataclass(frozen=True)
