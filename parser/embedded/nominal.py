@@ -29,7 +29,7 @@ from parser.embedded.arguments import (
 from parser.embedded.detector import candidate_verb, load_detector
 from parser.embedded.linear import DATA_DIR, LinearModel, load_linear
 from parser.embedded.questions import VerbInfo, add_qas, make_question
-from parser.embedded.scoring import interned
+from parser.embedded.scoring import interned, round4
 from parser.embedded.syntax import (
     NOUN_TAGS,
     PROPER_TAGS,
@@ -807,5 +807,5 @@ def _nominal_frame(n: TokenView, verb: str, offset: int, sentence_index: int, co
         before = len(frame.qas)
         add_qas(frame.qas, [(q, arg)], n.doc, offset)
         for qa in frame.qas[before:]:
-            qa.confidence = round(confidence * p, 4)
+            qa.confidence = round4(confidence * p)
     return frame

@@ -4,6 +4,7 @@ machinery rather than in the lookups (measured: a typed loop takes about half as
 """
 from __future__ import annotations
 
+import math
 from sys import intern
 from typing import Any
 
@@ -28,3 +29,15 @@ def model_weights(raw: dict[Any, Any]) -> dict[str, float]:
 def interned(features: tuple[str, ...]) -> tuple[str, ...]:
     """The interned copy of feature strings that recur (the feature functions cache such parts per label tuple)."""
     return tuple([intern(f) for f in features])
+
+
+def round4(x: float) -> float:
+    """round(x, 4), the same double, for the confidences (0..1) every kept QA gets: round goes through a decimal
+    string and back (~0.4 us, a couple of percent of the rules). For 0 < x <= 1 the error of x * 10^4 stays
+    under 1e-8, so unless that product lies within 1e-6 of a tie its nearest integer k is round's digits, and
+    k / 10^4 (one correctly rounded division) is the double nearest to k * 10^-4, which is what round returns."""
+    if 0.0 < x <= 1.0:  # zeros keep their sign through round
+        y = x * 10000.0
+        if abs(y - math.floor(y) - 0.5) > 1e-6:
+            return math.floor(y + 0.5) / 10000.0
+    return round(x, 4)

@@ -25,7 +25,7 @@ from parser.embedded.arguments import (
 )
 from parser.embedded.linear import DATA_DIR, LinearModel, ModelUnavailable, load_linear
 from parser.embedded.questions import EMPTY, VerbInfo, add_qas, answer_spans, conjunct_spans, make_question
-from parser.embedded.scoring import interned, model_weights, weighted_sum
+from parser.embedded.scoring import interned, model_weights, round4, weighted_sum
 from parser.embedded.syntax import (
     AUX_DEPS,
     RELATIVE_WORDS,
@@ -793,7 +793,7 @@ def _apply_splits(qas: list[QAPair], candidates: list[Candidate], splits: list[S
         elif slots is not None:
             # confidence: how often such a cut was right on wikipedia dev
             qas.append(QAPair(slots, qasrl_slots.render(slots), [answer(sp.rest)], qasrl_slots.role_of(slots),
-                              round(p, 4)))
+                              round4(p)))
 
 
 def verbal_frame(v: TokenView | SpacyToken, offset: int, sentence_index: int) -> PredicateFrame:
@@ -832,7 +832,7 @@ def _verbal_frame(v: TokenView, offset: int, sentence_index: int) -> PredicateFr
                     best = p
         if kept:
             qa.answers = kept
-            qa.confidence = round(best, 4)
+            qa.confidence = round4(best)
             frame.qas.append(qa)
             kept_qas.add(qi)
     if splits and splitter is not None:
