@@ -6,7 +6,6 @@ against the QA-SRL slot grammar before it is kept, so the backend never emits an
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from functools import lru_cache
 from typing import Final
 
 from spacy.tokens import Doc
@@ -88,14 +87,29 @@ def aux_and_verb(info: VerbInfo, wh_is_subject: bool) -> tuple[str, str]:
     return (W.NEGATED_AUX[aux] if neg else aux), forms.stem
 
 
-@lru_cache(maxsize=65536)  # pure, and the same few thousand questions recur
 def make_question(
     info: VerbInfo, wh: str, subj: str = EMPTY, obj: str = EMPTY, prep: str = EMPTY, obj2: str = EMPTY
 ) -> tuple[str, ...] | None:
-    """7 slots for a question, or None when the combination is not a valid QA-SRL question."""
+    """7 slots for a question, or None when the combination is not a valid QA-SRL question.
+
+    Pure, and the same few thousand questions recur: cached in a plain dict (capped), which compiled callers
+    reach by a direct call; an lru_cache wrapper was called as an object, with a keyword dict, per question."""
+    key = (info, wh, subj, obj, prep, obj2)
+    found = _QUESTIONS.get(key, _MISSING)
+    if found is not _MISSING:
+        return found
     aux, verb = aux_and_verb(info, wh_is_subject=subj == EMPTY)
     slots = (wh, aux, subj, verb, obj, prep, obj2)
-    return slots if qasrl_slots.is_valid(slots) else None
+    found = slots if qasrl_slots.is_valid(slots) else None
+    if len(_QUESTIONS) >= _QUESTIONS_CAP:
+        _QUESTIONS.clear()
+    _QUESTIONS[key] = found
+    return found
+
+
+_QUESTIONS: Final[dict[tuple[VerbInfo, str, str, str, str, str], tuple[str, ...] | None]] = {}
+_QUESTIONS_CAP: Final = 1 << 16
+_MISSING: Final[tuple[str, ...]] = ("not cached",)
 
 
 def qa_pair(slots: tuple[str, ...] | None, span: tuple[int, int], doc: Doc, offset: int) -> QAPair | None:
