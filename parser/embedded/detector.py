@@ -17,7 +17,7 @@ from spacy.tokens import Token as SpacyToken
 from parser import lexicon
 from parser.embedded import words as W
 from parser.embedded.linear import DATA_DIR, LinearModel, ModelUnavailable, load_linear
-from parser.embedded.scoring import interned
+from parser.embedded.scoring import interned, probability
 from parser.embedded.syntax import NOUN_TAGS, PROPER_TAGS
 from parser.embedded.view import as_view
 from parser.embedded.viewbuild import TokenView
@@ -129,7 +129,8 @@ class NominalDetector:
 
     def probability(self, tok: TokenView, verb: str) -> float:
         """P(eventive) of a candidate noun."""
-        return self.model.probability(_features(tok, verb))
+        model = self.model
+        return probability(model.weights, _features(tok, verb), model.intercept)  # compiled, as LinearModel's
 
 
 DetectorUnavailable = ModelUnavailable

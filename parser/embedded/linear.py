@@ -7,13 +7,12 @@ feature version so that an artefact never meets a feature function it was not tr
 from __future__ import annotations
 
 import json
-import math
 from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
-from parser.embedded.scoring import model_weights, weighted_sum
+from parser.embedded.scoring import model_weights, probability
 
 DATA_DIR = Path(__file__).resolve().parent.parent / "data"
 
@@ -32,8 +31,7 @@ class LinearModel:
         # summed left to right from the intercept in C doubles (as a loop of += would: the same float as Python
         # 3.11's sum, which pyproject pins; 3.12's compensates), compiled (scoring.py): the parser calls this for
         # every candidate noun and argument
-        z = weighted_sum(self.weights, features if type(features) is list else list(features), self.intercept)
-        return 1.0 / (1.0 + math.exp(-z)) if z > -30 else 0.0
+        return probability(self.weights, features if type(features) is list else list(features), self.intercept)
 
 
 @cache

@@ -29,7 +29,7 @@ from parser.embedded.arguments import (
 from parser.embedded.detector import candidate_verb, load_detector
 from parser.embedded.linear import DATA_DIR, LinearModel, load_linear
 from parser.embedded.questions import VerbInfo, add_qas, make_question
-from parser.embedded.scoring import interned, round4
+from parser.embedded.scoring import interned, probability, round4
 from parser.embedded.syntax import (
     NOUN_TAGS,
     PROPER_TAGS,
@@ -798,11 +798,12 @@ def _nominal_frame(n: TokenView, verb: str, offset: int, sentence_index: int, co
     """
     frame = PredicateFrame(n.i + offset, n.text, verb, "nominal", sentence_index, "NOUN", confidence=confidence)
     model = argument_model()
+    weights, intercept, threshold = model.weights, model.intercept, model.threshold
     for q, arg, feats in _scored_questions(n, verb):
-        p = model.probability(feats)
-        if p < model.threshold:
+        p = probability(weights, feats, intercept)  # LinearModel.probability, called in C
+        if p < threshold:
             continue
-        if arg.mention is not None and model.probability([*feats, "mention"]) < model.threshold:
+        if arg.mention is not None and probability(weights, [*feats, "mention"], intercept) < threshold:
             arg.mention = None
         before = len(frame.qas)
         add_qas(frame.qas, [(q, arg)], n.doc, offset)

@@ -20,6 +20,13 @@ def weighted_sum(weights: dict[str, float], features: list[str], start: float) -
     return z
 
 
+def probability(weights: dict[str, float], features: list[str], intercept: float) -> float:
+    """A logistic model's probability (linear.LinearModel.probability), compiled so that the rules' calls for each
+    candidate noun and argument stay in C; math.exp is the same libm exp either way."""
+    z = weighted_sum(weights, features, intercept)
+    return 1.0 / (1.0 + math.exp(-z)) if z > -30 else 0.0
+
+
 def model_weights(raw: dict[Any, Any]) -> dict[str, float]:
     """A model's weights with interned feature names: a feature string that is interned too (`interned`) is then
     the key object itself, so its lookup compares pointers, not characters, and reuses the cached hash."""
