@@ -823,7 +823,12 @@ def _verbal_frame(v: TokenView, offset: int, sentence_index: int) -> PredicateFr
     for qi, (qa, feats) in enumerate(candidates):
         kept = []
         best = -1.0
-        for f, answer in zip(feats, qa.answers, strict=True):
+        answers = qa.answers
+        if len(answers) != len(feats):
+            raise ValueError("every answer has its features")
+        for k in range(len(answers)):  # by index: a zip(strict=True) is a generic call and iterator when compiled
+            f = feats[k]
+            answer = answers[k]
             z = weighted_sum(weights, f, shared)  # same order as a loop of +=, so the same float
             p = 1.0 / (1.0 + math.exp(-z)) if z > -30 else 0.0
             if p >= threshold:
