@@ -16,6 +16,7 @@ from parser.embedded.nominal import detect_nominal, nominal_frame
 from parser.embedded.syntax import AUX_DEPS, NOUN_TAGS, VERB_TAGS
 from parser.embedded.verbal import is_verbal_predicate, verbal_frame
 from parser.embedded.view import DocView, doc_view
+from parser.embedded.viewbuild import TokenView
 from parser.types import PredicateFrame
 
 __all__ = ["copular_frame", "detect_nominal", "frames_for", "is_verbal_predicate", "nominal_frame", "verbal_frame"]
@@ -32,6 +33,7 @@ def frames_for(
 ) -> list[PredicateFrame]:
     """All frames of one sentence; `predicates` (sentence-relative indices) overrides verbal detection."""
     view = doc_view(sent)
+    tokens: list[TokenView]  # typed, so that the compiled loop reads each token's fields directly
     if isinstance(sent, Span):
         base, tokens = sent.start, view.tokens[sent.start : sent.end]
     else:
