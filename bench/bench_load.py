@@ -78,6 +78,11 @@ tracked objects; one full collection of it ~85 ms). backend/gunicorn_conf.py now
 master before the fork (full collections 44-57 ms) and once more per worker after 300 requests (0.4-7 ms).
 Quiet (load 0.3-1.4): paced p99 at 100 46 / 34 ms before, 33 / 38 ms after; synchronized p99 at 100 229-409 ms
 before, 161-362 ms after, within the run-to-run spread: the bursts stay bound by the CPU (above).
+Later the same day (quiet, load 0.6-2.5, N = 100): paced p99 26 ms; synchronized p99 102 / 163 / 276 / 285 ms
+with 2 x 8, 147 / 234 / 205 ms with 4 x 4, 148 / 172 ms with 3 x 6, 343 / 270 / 189 ms with 2 x 8 and
+GUNICORN_CMD_ARGS=--reuse-port (not kept). The keep-alive connections split 39 / 61 between the two workers in one
+285 ms run (ss -tnp), but an even split under --reuse-port still gave 270 ms: the tail is the burst, ~0.7 CPU-s
+of web + PostgreSQL + client work per step on 2 cores, not the balance.
 
 Afterwards the database is checked: every unit has at most its wanted assignments, those submitted are exactly
 the successful submit answers, a unit with all its wanted submitted is complete, each label is written once.
