@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import json
-import math
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from functools import cache, lru_cache
@@ -25,7 +24,7 @@ from parser.embedded.arguments import (
 )
 from parser.embedded.linear import DATA_DIR, LinearModel, ModelUnavailable, load_linear
 from parser.embedded.questions import EMPTY, VerbInfo, add_qas, answer_spans, conjunct_spans, make_question
-from parser.embedded.scoring import interned, model_weights, round4, weighted_sum
+from parser.embedded.scoring import interned, model_weights, probability, round4, weighted_sum
 from parser.embedded.syntax import (
     AUX_DEPS,
     RELATIVE_WORDS,
@@ -829,8 +828,7 @@ def _verbal_frame(v: TokenView, offset: int, sentence_index: int) -> PredicateFr
         for k in range(len(answers)):  # by index: a zip(strict=True) is a generic call and iterator when compiled
             f = feats[k]
             answer = answers[k]
-            z = weighted_sum(weights, f, shared)  # same order as a loop of +=, so the same float
-            p = 1.0 / (1.0 + math.exp(-z)) if z > -30 else 0.0
+            p = probability(weights, f, shared)  # summed from the verb's part, as a loop of += would: the same float
             if p >= threshold:
                 kept.append(answer)
                 if p > best:
