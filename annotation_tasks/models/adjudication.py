@@ -41,6 +41,10 @@ class AdjudicatedLabel(models.Model):
     decided_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
+    decided_by_name = models.CharField(
+        max_length=150, blank=True,
+        help_text="Who decided, as an imported file names them (no account here): exports write it back as decided_by.",
+    )
     decided_at = models.DateTimeField()
     votes = models.JSONField(default=list, help_text="The counted votes the expert saw: assignment, worker, label.")
     majority = models.CharField(max_length=20, blank=True, help_text="The majority of those votes (tie rule applied).")
@@ -86,7 +90,7 @@ class AdjudicatedLabel(models.Model):
         return {
             "label": self.value,
             "reason": self.reason,
-            "decided_by": self.decided_by.get_username() if self.decided_by_id else None,
+            "decided_by": self.decided_by.get_username() if self.decided_by_id else (self.decided_by_name or None),
             "decided_at": self.decided_at.isoformat(),
             "version": self.version,
             "majority_at_decision": self.majority or None,

@@ -201,6 +201,9 @@ class Assignment(models.Model):
     time_on_task_ms = models.PositiveBigIntegerField(null=True, blank=True)
     draft = models.JSONField(null=True, blank=True)
     draft_saved_at = models.DateTimeField(null=True, blank=True)
+    draft_version = models.PositiveIntegerField(
+        default=0, help_text="Bumped by every saved draft: a save naming an older version is a stale tab (409)."
+    )
     shown = models.JSONField(default=dict, blank=True, help_text="What the worker saw: ids and texts shown.")
     submission = models.JSONField(null=True, blank=True, help_text="The raw submitted payload.")
     feedback = models.TextField(blank=True)
