@@ -6,11 +6,13 @@
 - labels:   SpanLabel, QALabel, FactLabel, PairwisePreference, GoldLabel (the judgements)
 - scores:   ItemScore (automatic scores), KnowledgeSource, Passage, RetrievedPassage (evidence for facts)
 - campaigns: Campaign, CampaignLabel (past campaigns' free-form labels, analysis only)
+- crowd:    PlaceSession (a participant's place in a batch study), WebhookEvent, WebhookSecret (platform events)
 - adjudication: AdjudicatedLabel (an expert's final label of a disputed item, with provenance)
 """
 from annotation_tasks.models.adjudication import AdjudicatedLabel
 from annotation_tasks.models.campaigns import Campaign, CampaignLabel
 from annotation_tasks.models.content import QA, AnswerSpan, AtomicFact, Predicate, QAEdit, Response, Source
+from annotation_tasks.models.crowd import PlaceSession, WebhookEvent, WebhookSecret
 from annotation_tasks.models.labels import FactLabel, GoldLabel, PairwisePreference, QALabel, SpanLabel
 from annotation_tasks.models.projects import Job, Project, ProjectMembership
 from annotation_tasks.models.scores import ItemScore, KnowledgeSource, Passage, RetrievedPassage
@@ -39,6 +41,7 @@ __all__ = [
     "KnowledgeSource",
     "PairwisePreference",
     "Passage",
+    "PlaceSession",
     "Predicate",
     "Project",
     "ProjectMembership",
@@ -52,6 +55,8 @@ __all__ = [
     "SpanLabel",
     "Unit",
     "UnitResponse",
+    "WebhookEvent",
+    "WebhookSecret",
     "Worker",
     "WorkerProjectStatus",
 ]
