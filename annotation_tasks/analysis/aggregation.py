@@ -5,10 +5,13 @@ columns level, item_id, worker_id, label. Everything here works on category code
 that a million labels aggregate in well under a second; nothing loops over items in Python.
 
 Tie rule (explicit, used everywhere a majority is taken): when several labels share the highest count,
-the one that comes first in LABEL_ORDER[level] wins. Each order lists the *error* label first
+the one that comes first in the level's label order wins. The orders are not kept here: each protocol declares
+its levels' labels (annotation_tasks.protocols, LabelLevel.labels) and the services hand them over
+(use_label_orders, called by services.frames; or `orders=` on a call). Each order lists the *error* label first
 (not_covered, not_supported, NS), so an item half of the workers flagged stays flagged: for consistency
-evaluation a missed error costs more than a false alarm. Pass tie="none" to get None for ties instead.
-With three workers and two categories (the QASem release) there are no ties.
+evaluation a missed error costs more than a false alarm. A level with no known order uses its observed labels,
+sorted. Pass tie="none" to get None for ties instead. With three workers and two categories (the QASem release)
+there are no ties.
 """
 from __future__ import annotations
 
@@ -19,12 +22,21 @@ from functools import cached_property
 import numpy as np
 import pandas as pd
 
-# Label vocabularies per level; the position is the tie priority (first wins).
-LABEL_ORDER: dict[str, tuple[str, ...]] = {
-    "span": ("not_covered", "covered"),
-    "qa": ("not_supported", "supported"),
-    "fact": ("NS", "IR", "S"),
-}
+LabelOrders = Mapping[str, Sequence[str]]
+"""Label vocabularies per level; the position is the tie priority (first wins)."""
+_ORDERS: dict[str, tuple[str, ...]] = {}
+
+
+def use_label_orders(orders: LabelOrders) -> None:
+    """Make `orders` the vocabularies every call without `orders=` uses (services.frames hands over the
+    protocols' declared orders when it is imported: analysis stays free of Django and of the protocols)."""
+    _ORDERS.clear()
+    _ORDERS.update({level: tuple(labels) for level, labels in orders.items()})
+
+
+def label_orders() -> dict[str, tuple[str, ...]]:
+    """The vocabularies in use (use_label_orders)."""
+    return dict(_ORDERS)
 
 MAJORITY_COLUMNS = ["level", "item_id", "majority", "n_labels", "votes", "tie"]
 
@@ -89,9 +101,9 @@ def split_levels(labels: pd.DataFrame) -> Iterator[tuple[str, pd.DataFrame]]:
         yield str(level), group
 
 
-def counts_by_level(labels: pd.DataFrame) -> dict[str, ItemCounts]:
+def counts_by_level(labels: pd.DataFrame, orders: LabelOrders | None = None) -> dict[str, ItemCounts]:
     """item_counts of every level of a labels frame, computed once for all the sections that use them."""
-    return {level: item_counts(group, level) for level, group in split_levels(labels)}
+    return {level: item_counts(group, level, orders) for level, group in split_levels(labels)}
 
 
 def level_counts(labels: pd.DataFrame, level: str, counts: Mapping[str, ItemCounts] | None) -> ItemCounts:
@@ -102,20 +114,23 @@ def level_counts(labels: pd.DataFrame, level: str, counts: Mapping[str, ItemCoun
     return item_counts(labels, level)
 
 
-def categories_for(level: str | None, labels: Sequence[str] | np.ndarray) -> tuple[str, ...]:
-    """The category order for a level: the known vocabulary, or sorted observed values when unknown.
+def categories_for(level: str | None, labels: Sequence[str] | np.ndarray,
+                   orders: LabelOrders | None = None) -> tuple[str, ...]:
+    """The category order for a level: the known vocabulary (`orders`, else those in use), or sorted observed
+    values when unknown.
 
     Known vocabularies are kept whole even when a category is unobserved, so that codes are stable across
     groupings (e.g. per dataset) and Fleiss' expected agreement sees the real category set.
     """
     observed = pd.unique(np.asarray(labels, dtype=object))
-    known = LABEL_ORDER.get(level or "")
+    given = (_ORDERS if orders is None else orders).get(level or "")
+    known = tuple(given) if given is not None else None
     if known is not None and set(observed) <= set(known):
         return known
     return tuple(sorted(str(v) for v in observed))
 
 
-def item_counts(labels: pd.DataFrame, level: str | None = None) -> ItemCounts:
+def item_counts(labels: pd.DataFrame, level: str | None = None, orders: LabelOrders | None = None) -> ItemCounts:
     """Count labels per (item, category) for ONE level with a single np.bincount.
 
     `labels` must hold one level only (filter first); `level` picks the vocabulary (defaults to the frame's).
@@ -128,12 +143,12 @@ def item_counts(labels: pd.DataFrame, level: str | None = None) -> ItemCounts:
     column = labels["label"]
     if isinstance(column.dtype, pd.CategoricalDtype):
         # Fast path for frames from services.frames: remap the existing codes, no string comparisons.
-        categories = categories_for(level, column.unique().dropna().to_numpy())
+        categories = categories_for(level, column.unique().dropna().to_numpy(), orders)
         remap = np.array([categories.index(c) if c in categories else -1 for c in column.cat.categories] + [-1])
         label_codes = remap[column.cat.codes.to_numpy()].astype(np.int64)  # code -1 (missing) -> last -> -1
     else:
         label_values = column.to_numpy()
-        categories = categories_for(level, label_values[pd.notna(label_values)])
+        categories = categories_for(level, label_values[pd.notna(label_values)], orders)
         label_codes = pd.Categorical(label_values, categories=list(categories)).codes.astype(np.int64)
     if (label_codes < 0).any():
         raise ValueError("labels frame has missing labels; drop them before counting")
@@ -184,7 +199,8 @@ def _votes_in_worker_order(labels: pd.DataFrame, ic: ItemCounts) -> list[list[st
     return [values[bounds[i] : bounds[i + 1]] for i in range(len(bounds) - 1)]
 
 
-def majority_labels(labels: pd.DataFrame, *, tie: str = "priority", with_votes: bool = True) -> pd.DataFrame:
+def majority_labels(labels: pd.DataFrame, *, tie: str = "priority", with_votes: bool = True,
+                    orders: LabelOrders | None = None) -> pd.DataFrame:
     """Majority label per (level, item): columns level, item_id, majority, n_labels, votes, tie.
 
     votes lists the item's labels in worker order (ascending worker_id), the order the QASem release
@@ -195,7 +211,7 @@ def majority_labels(labels: pd.DataFrame, *, tie: str = "priority", with_votes: 
         raise ValueError("tie must be 'priority' or 'none'")
     frames = []
     for level, group in labels.groupby("level", sort=True, observed=True):
-        ic = item_counts(group, str(level))
+        ic = item_counts(group, str(level), orders)
         winner, is_tie = majority_from_counts(ic.counts)
         majority = np.asarray(ic.categories, dtype=object)[winner]
         if tie == "none":

@@ -1,9 +1,12 @@
 """The annotation-protocol interface: what one mode of work shows, accepts, writes, analyses and exports.
 
-A protocol is one module (qasem, factscore, validation) with one class deriving from AnnotationProtocol,
-registered by its Unit.Mode in protocols/registry.py. services/work.py serves units and records submissions
-through it and never asks which mode a unit has; services/frames.py and the exporters read its labels through
-its LabelLevel specs. docs/protocols.md says how to add one.
+A protocol is one package (protocols/<name>/: qasem, factscore, validation, ragas) with one class deriving from
+AnnotationProtocol, registered by its Unit.Mode in protocols/registry.py. The class declares everything the rest
+of the system asks about it: the project steps it serves, the plan kinds it sends, its label levels (labels in
+error-first order, display names), its keys and its guide. services/work.py serves units and records submissions
+through it and never asks which mode a unit has; services/frames.py and the exporters read its labels through its
+LabelLevel specs; the manifest (protocols/manifest.py, GET /api/protocols/) tells the element and the dashboard.
+docs/protocols.md says how to add one.
 """
 from __future__ import annotations
 
@@ -56,15 +59,50 @@ class Submission:
 
 
 @dataclass(frozen=True)
-class LabelLevel:
-    """One level of the labels frame and of the exporters' votes (span, qa, fact).
+class Step:
+    """A project step a protocol serves (Project.protocol holds step values), as the dashboard offers it."""
+
+    value: str
+    label: str
+
+
+@dataclass(frozen=True)
+class Key:
+    """A keyboard command of the protocol's sections: `key` pressed gives `command` (a label value or an action)."""
+
+    key: str
+    command: str
+    help: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class Vocabulary:
+    """The labels of one level: what an item of `item_type` (span, qa, fact, unit) may be labelled.
+
+    `labels` are in error-first order: the majority's tie order (analysis.aggregation takes it as the vocabulary;
+    an item half of the workers flagged stays flagged) and the order the dashboard lists them in. `display`
+    names each label for people.
+    """
+
+    name: str
+    item_type: str
+    labels: tuple[str, ...]
+    display: Mapping[str, str] = field(default_factory=dict, hash=False, compare=False)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"name": self.name, "item_type": self.item_type, "labels": list(self.labels),
+                "display": {label: self.display.get(label, label) for label in self.labels}}
+
+
+@dataclass(frozen=True, kw_only=True)
+class LabelLevel(Vocabulary):
+    """One level of the labels frame and of the exporters' votes (span, qa, fact), with its vocabulary.
 
     A spec, not a reader: services/frames.py (the ORM to pandas bridge) and exporters/base.py run its
     querysets. Label rows are (item id, assignment id, stored value, *extra); `names` turns a boolean value
     into the analysis's label names (true name, false name); without it the stored value is the label.
     """
 
-    name: str
     model: type[Model]
     item_field: str
     value_field: str
@@ -94,10 +132,33 @@ class AnnotationProtocol(ABC):
 
     mode: ClassVar[str]
     """The Unit.Mode value this protocol serves (the registry key)."""
+    title: ClassVar[str] = ""
+    """What the dashboard calls it."""
+    steps: ClassVar[tuple[Step, ...]] = ()
+    """The project steps it serves, in canonical order: a project whose protocol names one is composed in this
+    mode (registry.mode_for_steps); the dashboard's protocol form offers them."""
+    plan_kinds: ClassVar[tuple[str, ...]] = ()
+    """Every section kind its plan may send; the element has one module per kind (the contract suites check)."""
     label_levels: ClassVar[tuple[LabelLevel, ...]] = ()
     """Levels of the labels frame its labels fill, in frame order."""
+    review_levels: ClassVar[tuple[Vocabulary, ...]] = ()
+    """Levels reviewed (and maybe adjudicated) that are not in the labels frame: pairwise scores, the expert's
+    QA validity."""
+    keys: ClassVar[tuple[Key, ...]] = ()
+    """Its sections' keyboard commands (labels and actions), shown in the element's help."""
+    guide: ClassVar[str] = ""
+    """The built-in guide shown under the project's instructions (markdown)."""
+    review: ClassVar[str] = ""
+    """Its review companion, "package.module:Class" (protocols/review.py); empty: GenericReview."""
     expert_step: ClassVar[bool] = False
     """An expert pre-step: one assignment per unit by default, and its units never carry gold."""
+    default_mode: ClassVar[bool] = False
+    """The mode of a project whose steps no crowd protocol claims (the QASem two-step)."""
+
+    @classmethod
+    def vocabularies(cls) -> tuple[Vocabulary, ...]:
+        """Every level it labels: the frame's, then the review-only ones."""
+        return (*cls.label_levels, *cls.review_levels)
 
     @abstractmethod
     def response_items(self, response: Response, shown: Shown) -> dict[str, list[dict]]:

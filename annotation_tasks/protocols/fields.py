@@ -4,7 +4,7 @@ from __future__ import annotations
 from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
-from annotation_tasks.protocols.base import Errors
+from annotation_tasks.protocols.base import Errors, Key, Vocabulary
 from annotation_tasks.textcheck import text_problem
 
 
@@ -84,3 +84,12 @@ def pairwise_scores(labels: Mapping, wanted: Sequence[str], errors: Errors) -> d
             scores[aspect] = score
     require_all(wanted, scores, "labels.pairwise", "aspect {} has no score", errors)
     return scores
+
+
+PAIRWISE_LEVEL = Vocabulary(
+    name="pairwise", item_type="unit", labels=("1", "2", "3", "4", "5"),
+    display={"1": "A much better", "2": "A better", "3": "About equal", "4": "B better", "5": "B much better"},
+)
+"""Pairwise scores as labels (1 = A much better ... 5 = B much better), per unit and aspect: the
+level of every protocol that compares two things (qasem's pairwise step, ragas)."""
+PAIRWISE_KEYS = tuple(Key(str(n), str(n), PAIRWISE_LEVEL.display[str(n)]) for n in range(1, 6))

@@ -14,7 +14,7 @@ from annotation_tasks.markup import render_markdown
 from annotation_tasks.models import Response, Unit, UnitResponse
 from annotation_tasks.protocols.base import Shown
 from annotation_tasks.protocols.display import Display, question
-from annotation_tasks.protocols.qasem import LATER_PART_ATTR
+from annotation_tasks.protocols.qasem.protocol import LATER_PART_ATTR
 from annotation_tasks.protocols.registry import UnknownProtocol, get_protocol
 
 # the response fields a payload shows (never system, metadata, external ids): read nothing else on the hot path

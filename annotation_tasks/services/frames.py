@@ -30,7 +30,7 @@ import pandas as pd
 from django.db import connections
 from django.db.models import BooleanField
 
-from annotation_tasks.analysis.aggregation import LABEL_ORDER
+from annotation_tasks.analysis.aggregation import use_label_orders
 from annotation_tasks.analysis.splits import split_of
 from annotation_tasks.models import (
     QA,
@@ -43,7 +43,7 @@ from annotation_tasks.models import (
     Project,
     Response,
 )
-from annotation_tasks.protocols import LabelLevel, label_level, label_levels
+from annotation_tasks.protocols import LabelLevel, label_level, label_levels, label_order
 
 CHUNK = 20_000
 LEVELS = tuple(level.name for level in label_levels())  # each protocol's levels: span, qa (qasem), fact (factscore)
@@ -52,6 +52,8 @@ LABEL_COLUMNS = [
     "level", "item_id", "response_id", "source_id", "system", "dataset", "split",
     "worker_id", "assignment_id", "label", "derived_from_span",
 ]
+LABEL_ORDER = label_order()  # each level's labels, error first, as its protocol declares them
+use_label_orders(LABEL_ORDER)  # the analysis's vocabularies and tie order (analysis.aggregation keeps none)
 ALL_LABELS = [label for level in LEVELS for label in LABEL_ORDER[level]]
 LEVEL_DTYPE = pd.CategoricalDtype(list(LEVELS))
 GROUP_COLUMNS = ["source_id", "system", "dataset", "split"]  # a response's columns the label and QA frames carry

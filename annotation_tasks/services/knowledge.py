@@ -157,7 +157,9 @@ def passages_for_fact(fact: AtomicFact | int) -> list[dict[str, Any]]:
     [{"id", "title", "text", "rank", "score", "retriever", "matches": [[start, end], ...]}] (id: the Passage's);
     matches are the character offsets in `text` of the words that match the fact's content words (by stem). Empty when nothing
     was retrieved. The latest retriever's rows are used when several retrievers ran."""
-    from annotation_tasks.protocols.evidence import passages_for_facts  # the unit payload's reader, many at once
+    from annotation_tasks.protocols.factscore.evidence import (
+        passages_for_facts,  # the unit payload's reader, many at once
+    )
 
     fact = fact if isinstance(fact, AtomicFact) else AtomicFact.objects.get(pk=fact)
     return passages_for_facts({fact.pk: fact.text}).get(fact.pk, [])

@@ -28,7 +28,7 @@ from django.db import transaction
 
 from annotation_tasks.models import Batch, GoldLabel, Project, Source, Unit, UnitResponse
 from annotation_tasks.models.projects import DEFAULT_UNIT_CAPS, Protocol
-from annotation_tasks.protocols import get_protocol
+from annotation_tasks.protocols import get_protocol, mode_for_steps
 from annotation_tasks.protocols.base import Shown
 
 DEFAULT_CAPS: dict[str, int] = DEFAULT_UNIT_CAPS
@@ -183,10 +183,9 @@ def pack_units(pieces: list[Piece], caps: Mapping[str, int]) -> list[list[tuple[
 
 
 def crowd_mode(project: Project) -> str:
-    """The element mode of a project's crowd units: FActScore facts, or the QASem two-step (+ pairwise)."""
-    if project.has_step(Protocol.RAGAS_PAIRWISE):
-        return Unit.Mode.RAGAS  # answers and contexts compared whole (protocols/ragas.py): one unit per question
-    return Unit.Mode.FACTSCORE if project.has_step(Protocol.FACT_LABELING) else Unit.Mode.QASEM
+    """The mode of a project's crowd units, picked by the protocols from the steps they declare
+    (protocols.registry.mode_for_steps): the one whose step comes first, else the QASem two-step."""
+    return mode_for_steps(project.protocol or [])
 
 
 def _has_gold(members: list[tuple[int, dict | None]]) -> bool:

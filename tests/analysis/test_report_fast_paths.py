@@ -15,7 +15,6 @@ import pandas as pd
 import pytest
 
 from annotation_tasks.analysis.aggregation import (
-    LABEL_ORDER,
     counts_by_level,
     item_counts,
     level_counts,
@@ -34,7 +33,7 @@ def _random_labels(seed: int) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]
     rng = np.random.default_rng(seed)
     rows = []
     for level, n_items in (("span", 40), ("qa", 60), ("fact", 30)):
-        vocabulary = LABEL_ORDER[level]
+        vocabulary = frames.LABEL_ORDER[level]  # the protocols' declared orders
         for item in range(1, n_items + 1):
             for worker in rng.choice(np.arange(1, 9), size=rng.integers(1, 5), replace=False):
                 rows.append((level, item, int(worker), vocabulary[rng.integers(0, len(vocabulary))]))

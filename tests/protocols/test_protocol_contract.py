@@ -16,7 +16,6 @@ import pandas as pd
 import pytest
 from rest_framework.test import APIClient
 
-from annotation_tasks.analysis.aggregation import LABEL_ORDER
 from annotation_tasks.models import (
     QA,
     AnswerSpan,
@@ -33,7 +32,7 @@ from annotation_tasks.models import (
 )
 from annotation_tasks.models.content import Origin
 from annotation_tasks.models.projects import Protocol
-from annotation_tasks.protocols import AnnotationProtocol, available_protocols, get_protocol, label_levels
+from annotation_tasks.protocols import AnnotationProtocol, available_protocols, get_protocol, label_levels, label_order
 from annotation_tasks.services import frames
 from annotation_tasks.services.tokens import assignment_token
 from annotation_tasks.services.units import compose_units, compose_validation_units
@@ -356,7 +355,8 @@ def test_label_levels_use_the_analysis_label_names() -> None:
     assert [lv.name for lv in levels] == list(frames.LEVELS) == list(dict.fromkeys(lv.name for lv in levels))
     for level in levels:
         names = level.names or ()
-        assert set(names) <= set(LABEL_ORDER[level.name]), level.name
+        assert set(names) <= set(level.labels) == set(label_order()[level.name]), level.name
+        assert len(set(level.labels)) == len(level.labels) and set(level.display) <= set(level.labels), level.name
 
 
 def test_payload_has_a_plan_and_shows_nothing_secret_or_of_other_workers(client, harness) -> None:

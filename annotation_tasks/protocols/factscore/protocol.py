@@ -11,8 +11,8 @@ from typing import Any
 from annotation_tasks.models import Assignment, AtomicFact, FactLabel, Response, Unit
 from annotation_tasks.models.content import Origin
 from annotation_tasks.models.projects import Protocol
-from annotation_tasks.protocols.base import AnnotationProtocol, Errors, LabelLevel, Shown, Submission
-from annotation_tasks.protocols.evidence import fact_evidence
+from annotation_tasks.protocols.base import AnnotationProtocol, Errors, Key, LabelLevel, Shown, Step, Submission
+from annotation_tasks.protocols.factscore.evidence import fact_evidence
 from annotation_tasks.protocols.fields import as_list, item_id, text_error
 
 FACT_VALUES = {v.value for v in FactLabel.Value}
@@ -42,14 +42,34 @@ def _new_fact(item: dict, path: str, shown_facts: set, fact_response: dict, sent
     return None
 
 
+GUIDE = """\
+**Atomic facts.** Each sentence of the response is broken into short facts. Label each fact Supported (the
+reference states it), Not supported (it contradicts or is absent from the reference) or Irrelevant (not a claim
+about the topic, e.g. “I hope this helps”). Fix bad facts first: edit, split (two claims in one), merge (one claim
+in two), add (a claim was missed) or delete.
+"""
+
+
 class FactScoreProtocol(AnnotationProtocol):
     mode = Unit.Mode.FACTSCORE.value
+    title = "FActScore: atomic-fact labeling"
+    steps = (Step(Protocol.FACT_LABELING.value, Protocol.FACT_LABELING.label),)
+    plan_kinds = (Protocol.FACT_LABELING.value,)
     label_levels = (
         LabelLevel(
-            name="fact", model=FactLabel, item_field="fact_id", value_field="label",
+            name="fact", item_type="fact", labels=("NS", "IR", "S"),
+            display={"NS": "Not supported", "IR": "Irrelevant", "S": "Supported"},
+            model=FactLabel, item_field="fact_id", value_field="label",
             items=lambda project: AtomicFact.objects.filter(response__project=project),
         ),
     )
+    keys = (
+        Key("s", "S", "Supported"), Key("n", "NS", "Not supported"), Key("i", "IR", "Irrelevant"),
+        Key("e", "edit", "Edit the fact"), Key("p", "split", "Split"), Key("m", "merge", "Merge with next"),
+        Key("a", "add", "Add a fact"), Key("d", "delete", "Delete the fact"),
+    )
+    guide = GUIDE
+    review = "annotation_tasks.protocols.factscore.review:FactScoreReview"
 
     def response_items(self, response: Response, shown: Shown) -> dict[str, list[dict]]:
         facts = list(

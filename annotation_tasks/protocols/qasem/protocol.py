@@ -24,8 +24,18 @@ from annotation_tasks.models import (
     UnitResponse,
 )
 from annotation_tasks.models.projects import Protocol
-from annotation_tasks.protocols.base import AnnotationProtocol, Errors, LabelLevel, Shown, Submission
+from annotation_tasks.protocols.base import (
+    AnnotationProtocol,
+    Errors,
+    Key,
+    LabelLevel,
+    Shown,
+    Step,
+    Submission,
+)
 from annotation_tasks.protocols.fields import (
+    PAIRWISE_KEYS,
+    PAIRWISE_LEVEL,
     as_list,
     flags,
     is_bool,
@@ -183,20 +193,53 @@ def _supported_under_uncovered(spans: dict[int, bool], qas: dict[int, dict], err
                        f"span {span_id} is not covered, so its QA cannot be supported")
 
 
+GUIDE = """\
+**Step 1 · Span coverage.** For each highlighted span of the response, decide whether the reference mentions it
+(the same entity, event or detail, possibly in other words).
+
+**Step 2 · QA support.** Each question–answer pair states one fact about the highlighted predicate. Mark it
+supported only if the reference states (or clearly implies) exactly that. QAs whose span you marked not covered
+are already not supported and are skipped.
+
+**Compare.** After both responses: which one is more consistent with the reference? 1 = A much more, 3 = about
+equal, 5 = B much more.
+"""
+
+
 class QASemProtocol(AnnotationProtocol):
     mode = Unit.Mode.QASEM.value
+    title = "QASem: span coverage, QA support (+ pairwise)"
+    steps = (
+        Step(Protocol.SPAN_COVERAGE.value, Protocol.SPAN_COVERAGE.label),
+        Step(Protocol.QA_SUPPORT.value, Protocol.QA_SUPPORT.label),
+        Step(Protocol.PAIRWISE.value, Protocol.PAIRWISE.label),
+    )
+    plan_kinds = (Protocol.SPAN_COVERAGE.value, Protocol.QA_SUPPORT.value, Protocol.PAIRWISE.value)
+    default_mode = True
     label_levels = (
         LabelLevel(
-            name="span", model=SpanLabel, item_field="span_id", value_field="covered",
+            name="span", item_type="span", labels=("not_covered", "covered"),
+            display={"not_covered": "Not covered", "covered": "Covered"},
+            model=SpanLabel, item_field="span_id", value_field="covered",
             items=lambda project: AnswerSpan.objects.filter(response__project=project),
             names=("covered", "not_covered"),
         ),
         LabelLevel(
-            name="qa", model=QALabel, item_field="qa_id", value_field="supported",
+            name="qa", item_type="qa", labels=("not_supported", "supported"),
+            display={"not_supported": "Not supported", "supported": "Supported"},
+            model=QALabel, item_field="qa_id", value_field="supported",
             items=lambda project: QA.objects.filter(response__project=project).exclude(validity=QA.Validity.INVALID),
             names=("supported", "not_supported"), extra_fields=("derived_from_span",),
         ),
     )
+    review_levels = (PAIRWISE_LEVEL,)
+    keys = (
+        Key("c", "covered", "Span: covered"), Key("n", "not_covered", "Span: not covered"),
+        Key("s", "supported", "QA: supported"), Key("n", "not_supported", "QA: not supported"),
+        Key("e", "note", "QA: write a note"), *PAIRWISE_KEYS,
+    )
+    guide = GUIDE
+    review = "annotation_tasks.protocols.qasem.review:QASemReview"
 
     def response_items(self, response: Response, shown: Shown) -> dict[str, list[dict]]:
         return qa_items(response, crowd_qas([response.pk]), shown)

@@ -18,8 +18,8 @@ from typing import Any
 
 from annotation_tasks.models import Assignment, PairwisePreference, Response, Unit
 from annotation_tasks.models.projects import Protocol
-from annotation_tasks.protocols.base import AnnotationProtocol, Errors, Shown, Submission
-from annotation_tasks.protocols.fields import pairwise_scores
+from annotation_tasks.protocols.base import AnnotationProtocol, Errors, Shown, Step, Submission
+from annotation_tasks.protocols.fields import PAIRWISE_KEYS, PAIRWISE_LEVEL, pairwise_scores
 
 Aspect = PairwisePreference.Aspect
 ANSWER_ASPECTS = (Aspect.FAITHFULNESS.value, Aspect.ANSWER_RELEVANCE.value)
@@ -60,8 +60,24 @@ def _ids(responses: list[Any]) -> list[int]:
     return [r["id"] if isinstance(r, dict) else r.pk for r in responses]
 
 
+GUIDE = """\
+**Compare answers and contexts (Ragas).** For the question, each comparison shows two things side by side and asks
+one thing about them; 1 = the left one much better, 3 = about equal, 5 = the right one much better. Faithfulness:
+which answer makes only claims the contexts support. Answer relevance: which answer addresses the question directly
+and completely (correctness does not count here). Context relevance: which context holds what the question needs
+with the least that it does not.
+"""
+
+
 class RagasProtocol(AnnotationProtocol):
     mode = Unit.Mode.RAGAS.value
+    title = "Ragas (WikiEval): answers and contexts compared"
+    steps = (Step(Protocol.RAGAS_PAIRWISE.value, Protocol.RAGAS_PAIRWISE.label),)
+    plan_kinds = (Protocol.RAGAS_PAIRWISE.value,)
+    review_levels = (PAIRWISE_LEVEL,)
+    keys = PAIRWISE_KEYS
+    guide = GUIDE
+    review = "annotation_tasks.protocols.ragas.review:RagasReview"
 
     def response_items(self, response: Response, shown: Shown) -> dict[str, list[dict]]:
         """Nothing inside a response is judged: the answers are compared whole (the payload has their text)."""

@@ -9,14 +9,28 @@ from typing import Any
 
 from annotation_tasks.models import QA, Assignment, Response, Unit
 from annotation_tasks.models.projects import Protocol
-from annotation_tasks.protocols.base import AnnotationProtocol, Errors, Shown, Submission
+from annotation_tasks.protocols.base import AnnotationProtocol, Errors, Key, Shown, Step, Submission, Vocabulary
 from annotation_tasks.protocols.fields import flags, require_all
-from annotation_tasks.protocols.qasem import qa_items
+from annotation_tasks.protocols.qasem.protocol import qa_items
+
+GUIDE = """\
+**QA validation.** Each question–answer pair was produced by a parser. Mark it valid if the question is
+grammatical, is about the highlighted predicate, and the answer answers it as stated in the response; otherwise
+invalid.
+"""
 
 
 class ValidationProtocol(AnnotationProtocol):
     mode = Unit.Mode.VALIDATION.value
+    title = "Expert QA validation"
+    steps = (Step(Protocol.QA_VALIDATION.value, Protocol.QA_VALIDATION.label),)
+    plan_kinds = (Protocol.QA_VALIDATION.value,)
     expert_step = True
+    review_levels = (Vocabulary(name="validation", item_type="qa", labels=("invalid", "valid"),
+                                display={"invalid": "Invalid", "valid": "Valid"}),)
+    keys = (Key("v", "valid", "Valid"), Key("x", "invalid", "Invalid"))
+    guide = GUIDE
+    review = "annotation_tasks.protocols.validation.review:ValidationReview"
 
     def response_items(self, response: Response, shown: Shown) -> dict[str, list[dict]]:
         return qa_items(response, QA.objects.filter(response=response), shown)
