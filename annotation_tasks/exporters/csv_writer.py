@@ -3,16 +3,19 @@
 Columns are the records' keys in first-seen order (a key missing from a record is an empty cell). Strings,
 numbers and booleans are written as they are; null is an empty cell; lists and objects (votes, workers,
 adjudication provenance) are written as compact JSON text, so nothing is lost and json.loads reads a cell back.
+A text cell a spreadsheet would run as a formula (`=...`, `@...`) gets a leading quote (annotation_tasks.csvsafe).
 The JSONL is read twice (keys, then rows), so memory holds one record whatever the export's size.
 """
 from __future__ import annotations
 
-import csv
 import io
 import json
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any, TextIO
+
+from annotation_tasks import csvsafe
+from annotation_tasks.csvsafe import neutralise, neutralise_row
 
 
 def cell(value: Any) -> str:
@@ -21,7 +24,9 @@ def cell(value: Any) -> str:
         return ""
     if isinstance(value, bool):
         return "true" if value else "false"
-    if isinstance(value, str | int | float):
+    if isinstance(value, str):
+        return neutralise(value)
+    if isinstance(value, int | float):
         return str(value)
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
@@ -44,8 +49,8 @@ def columns_of(records: Iterable[dict[str, Any]]) -> list[str]:
 
 def write_rows(records: Iterable[dict[str, Any]], columns: list[str], out: TextIO) -> int:
     """Header and one row per record; returns the number of rows."""
-    writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(columns)
+    writer = csvsafe.writer(out)
+    writer.writerow(neutralise_row(columns))
     n = 0
     for record in records:
         writer.writerow([cell(record.get(c)) for c in columns])

@@ -3,15 +3,17 @@
 Turkle reads and writes the same file. Columns: HIT and assignment columns, `Input.*` (what the HIT was
 given) and `Answer.*` (what the worker sent). Our answer is the submission payload as JSON in
 `Answer.labels`, so an exported file imports back losslessly (annotation_tasks.importers.results_csv).
+Worker-typed cells (WorkerId, feedback, ...) that a spreadsheet would run as a formula get a leading quote
+(annotation_tasks.csvsafe); the reader removes it.
 """
 from __future__ import annotations
 
-import csv
 import io
 import json
 from collections.abc import Iterator
 from datetime import UTC, datetime
 
+from annotation_tasks.csvsafe import dict_writer, neutralise
 from annotation_tasks.models import Assignment, Batch
 
 HIT_COLUMNS = [
@@ -97,10 +99,10 @@ def export_rows(batch: Batch) -> Iterator[dict[str, str]]:
 
 def write_results_csv(batch: Batch, out: io.TextIOBase) -> int:
     """Write the batch's results CSV; returns the number of rows (a header is always written)."""
-    writer = csv.DictWriter(out, fieldnames=COLUMNS, lineterminator="\n")
+    writer = dict_writer(out, COLUMNS)
     writer.writeheader()
     n = 0
     for row in export_rows(batch):
-        writer.writerow(row)
+        writer.writerow({column: neutralise(value) for column, value in row.items()})
         n += 1
     return n

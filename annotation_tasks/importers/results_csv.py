@@ -20,6 +20,7 @@ from typing import cast
 from django.db import transaction
 from django.utils import timezone
 
+from annotation_tasks.csvsafe import restore
 from annotation_tasks.importers.base import ImportFormatError
 from annotation_tasks.models import Assignment, Batch, Response, Source, Unit, UnitResponse, Worker
 
@@ -143,7 +144,9 @@ def read(
     Raises ImportFormatError naming the line and column of a row that cannot be imported at all (no worker,
     an unknown mode), before anything is written; an answer that does not read as labels is only reported."""
     table = csv.DictReader(cast(io.TextIOBase, rows)) if hasattr(rows, "read") else cast(Iterable[Mapping[str, str]], rows)
-    return [_row(line, row, answer_to_labels) for line, row in enumerate(table, start=2)]
+    # our writer quotes formula-leading cells (annotation_tasks.csvsafe): read them back as they were written
+    return [_row(line, {k: restore(v) if isinstance(v, str) else v for k, v in row.items()}, answer_to_labels)
+            for line, row in enumerate(table, start=2)]
 
 
 def _unit_for(batch: Batch, rec: ResultRow, units: dict[str, Unit], result: ImportResult) -> Unit | None:

@@ -93,7 +93,7 @@ def test_export_csv_and_aggregation_match_the_cli(world, as_user, tmp_path):
     downloaded = b"".join(answer.streaming_content).decode()
     target = tmp_path / "qa.jsonl"
     call_command("export", project="A", fmt="qa-jsonl", output=str(target), csv=True, aggregation="dawid_skene")
-    assert downloaded == (tmp_path / "qa.csv").read_text() and downloaded.count("\n") > 1
+    assert downloaded == (tmp_path / "qa.csv").read_bytes().decode() and downloaded.count("\n") > 1
 
 
 def test_export_dataset_is_a_zip_of_the_folder_the_cli_writes(world, as_user, tmp_path):
