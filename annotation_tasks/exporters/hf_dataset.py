@@ -1,7 +1,8 @@
 """A Hugging Face datasets layout: JSONL files per config and split, and a README.md dataset card.
 
     DIR/README.md              YAML front matter (configs, data_files per split) + the card: what a row is, the
-                               label definitions, the splits and their sizes, the agreement figures, the aggregation
+                               label definitions, the splits and their sizes, how many rows carry no label and
+                               what such a row is, the agreement figures, the aggregation
     DIR/<config>/<split>.jsonl one record per line (the exporters' records), <split>.csv beside it on request
 
 `datasets.load_dataset(DIR)` reads the configs from the card; `load_dataset("json", data_files={...})` reads the
@@ -57,7 +58,10 @@ class Config:
     row: str  # what one row is, in words
     label_field: str  # where the label is in a row
     labels: dict[str, str] = field(default_factory=dict)  # label value -> definition
+    unlabelled_when: Callable[[dict[str, Any]], bool] | None = None  # a row without a label (counted in the card)
+    unlabelled_means: str = ""  # what such a row is, in words
     sizes: dict[str, int] = field(default_factory=dict)  # filled while writing
+    unlabelled: dict[str, int] = field(default_factory=dict)  # filled while writing
 
 
 def split_name(value: Any) -> str:
@@ -76,8 +80,11 @@ def _write_config(root: Path, config: Config, with_csv: bool) -> None:
             if split not in handles:
                 handles[split] = (folder / f"{split}.jsonl").open("w", encoding="utf-8", newline="\n")
                 config.sizes[split] = 0
+                config.unlabelled[split] = 0
             handles[split].write(json.dumps(record, ensure_ascii=False) + "\n")
             config.sizes[split] += 1
+            if config.unlabelled_when is not None and config.unlabelled_when(record):
+                config.unlabelled[split] += 1
     finally:
         for handle in handles.values():
             handle.close()
@@ -143,8 +150,16 @@ def card(title: str, configs: list[Config], agreement: list[dict[str, Any]], agg
             lines += ["| label | definition |", "|---|---|"]
             lines += [f"| `{value}` | {text} |" for value, text in config.labels.items()]
             lines.append("")
-        lines += ["| split | rows |", "|---|---|"]
-        lines += [f"| {split} | {config.sizes[split]} |" for split in sorted(config.sizes)]
+        if config.unlabelled_when is None:
+            lines += ["| split | rows |", "|---|---|"]
+            lines += [f"| {split} | {config.sizes[split]} |" for split in sorted(config.sizes)]
+        else:
+            total = sum(config.unlabelled.values())
+            lines += [f"Unlabelled rows: {total} of {sum(config.sizes.values())}. An unlabelled row has "
+                      f"{config.unlabelled_means}. Filter them out before training or scoring on the label.", "",
+                      "| split | rows | unlabelled |", "|---|---|---|"]
+            lines += [f"| {split} | {config.sizes[split]} | {config.unlabelled.get(split, 0)} |"
+                      for split in sorted(config.sizes)]
         lines.append("")
     if agreement:
         lines += ["## Agreement", "", "Fleiss' kappa and Krippendorff's alpha (nominal) of the crowd's votes, overall "

@@ -6,6 +6,14 @@ order, and the split. The split hashes the release's source id (annotation_tasks
 so every response of one source, and all its QAs, land in the same half on every machine.
 A QA an expert adjudicated carries the adjudicated label as `label`, with `majority` (the crowd's) and
 `adjudication` (its provenance) added after the split; every other line is unchanged.
+
+An unlabelled row (UNLABELLED) is an item nobody's counted work labels and no expert decided: `label` is null
+and `votes` and `workers` are empty (its unit was not done yet, or its only work was rejected or is not yet
+verified by its platform). It is written, not dropped, so the rows are the whole judged set; the dataset card
+counts them per split.
+
+`span_lines` writes the span level the same way (one line per answer span, `label` covered / not_covered), for
+the dataset's `span` config.
 """
 from __future__ import annotations
 
@@ -15,7 +23,10 @@ from typing import Any
 
 from annotation_tasks.analysis.splits import split_of
 from annotation_tasks.exporters.base import CHUNK, iter_chunks, level_votes, majorities, vote_workers
-from annotation_tasks.models import QA, AdjudicatedLabel, Project, Response
+from annotation_tasks.models import QA, AdjudicatedLabel, AnswerSpan, Project, Response
+
+UNLABELLED = ("no counted vote and no expert decision: `label` is null, `votes` and `workers` are empty (not done "
+              "yet, or its only work was rejected or not yet verified by its platform)")
 
 
 def source_key(response: Response) -> Any:
@@ -67,6 +78,56 @@ def _record(response: Response, qa: QA, votes: dict, adjudicated: AdjudicatedLab
         "split": split_of(key),
     }
     if adjudicated is not None:  # the expert's label is the gold; the crowd's majority stays beside it
+        record["label"] = adjudicated.value
+        record["majority"] = majority
+        record["adjudication"] = adjudicated.provenance()
+    return record
+
+
+def span_lines(project: Project, *, chunk_size: int = CHUNK, with_platform_ids: bool = False) -> Iterator[str]:
+    """One JSON line (no newline) per answer span, grouped by response in response order: the span level as
+    export_lines writes the QA level (majority `label`, `votes`, `workers`, split by source, adjudication)."""
+    responses = Response.objects.filter(project=project).select_related("source")
+    for chunk in iter_chunks(responses, chunk_size):
+        by_id = {r.pk: r for r in chunk}
+        spans = list(AnswerSpan.objects.filter(response_id__in=list(by_id)).order_by("response_id", "order", "start", "id"))
+        ids = [s.pk for s in spans]
+        rows = level_votes("span", ids)
+        votes = majorities(rows)
+        who = vote_workers(rows, with_platform_ids=with_platform_ids)
+        adjudicated = AdjudicatedLabel.of_items("span", ids)
+        links: dict[int, list[int]] = {}
+        for span_id, qa_id in AnswerSpan.qas.through.objects.filter(answerspan_id__in=ids).order_by("qa_id").values_list(
+                "answerspan_id", "qa_id"):
+            links.setdefault(span_id, []).append(qa_id)
+        for span in spans:
+            record = _span_record(by_id[span.response_id], span, votes, adjudicated.get(span.pk), links.get(span.pk, []))
+            yield json.dumps({**record, "workers": who.get(("span", span.pk), [])}, ensure_ascii=False)
+
+
+def _span_record(response: Response, span: AnswerSpan, votes: dict, adjudicated: AdjudicatedLabel | None,
+                 qa_ids: list[int]) -> dict[str, Any]:
+    tokens = response.tokens or []
+    ok = span.end <= len(tokens)
+    majority, raw = votes.get(("span", span.pk), (None, []))
+    key = source_key(response)
+    record = {
+        "source_id": str(key),
+        "response_id": response.external_id,
+        "system": response.system,
+        "dataset": (response.metadata or {}).get("dataset"),
+        "span_id": span.external_id or str(span.pk),
+        "text": span.text,
+        "span_start": span.start,
+        "span_end": span.end,
+        "span_char_start": tokens[span.start][1] if ok else None,
+        "span_char_end": tokens[span.end - 1][2] if ok else None,
+        "qa_count": len(qa_ids),
+        "label": majority,
+        "votes": raw,
+        "split": split_of(key),
+    }
+    if adjudicated is not None:
         record["label"] = adjudicated.value
         record["majority"] = majority
         record["adjudication"] = adjudicated.provenance()

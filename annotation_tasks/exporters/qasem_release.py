@@ -1,7 +1,10 @@
 """Gold JSONL in the QASemConsistency release schema: one line per response.
 
 `annotations` carries the raw per-worker votes (release polarity: QA 1 = not supported, span 1 = covered) in
-assignment order; with include_majority each QA and span also gets `majority` (same polarity). Lines that came
+assignment order, only of counted work (rejected and not yet verified work is no vote), so items of one line may
+carry different numbers of votes (a response split over units by the caps); with include_majority each QA and
+span also gets `majority` (same polarity), and an item an expert adjudicated gets `adjudication` (the decision
+and its provenance, AdjudicatedLabel.provenance()): import_qasem_release reads all of it back. Lines that came
 from a release file are rebuilt from what the importer kept (key order, raw ids and types, span qaIds that no
 QA has, extra keys) and serialised like the release (compact, ASCII, "/" escaped), so a release file exported
 without majorities is the same bytes.
@@ -16,7 +19,7 @@ from typing import Any
 from annotation_tasks.exporters.base import CHUNK, iter_chunks, level_votes, majorities
 from annotation_tasks.importers.qasem_release import QA_KEYS, SPAN_KEYS
 from annotation_tasks.importers.tokenize import tokenize
-from annotation_tasks.models import QA, AnswerSpan, Predicate, Project, Response
+from annotation_tasks.models import QA, AdjudicatedLabel, AnswerSpan, Predicate, Project, Response
 
 KIND_POS = {Predicate.Kind.VERBAL: "VERB", Predicate.Kind.NOMINAL: "NOUN", Predicate.Kind.COPULAR: "AUX"}
 DEFAULT_KEYS = ["source_id", "source", "summary", "model", "datasource", "dataset", "cliff_labels", "qas", "spans"]
@@ -57,9 +60,12 @@ def _chunk_lines(chunk: list[Response], include_majority: bool) -> Iterator[str]
     ):
         links[span_id].add(qa_id)
     votes = majorities(level_votes("qa", qa_ids) + level_votes("span", span_ids))
+    decided = {("qa", k): v for k, v in AdjudicatedLabel.of_items("qa", qa_ids).items()}
+    decided.update({("span", k): v for k, v in AdjudicatedLabel.of_items("span", span_ids).items()})
     for response in chunk:
         yield dumps(
-            _record(response, preds, qas[response.pk], spans[response.pk], links, votes, include_majority, invalid[response.pk])
+            _record(response, preds, qas[response.pk], spans[response.pk], links, (votes, decided), include_majority,
+                    invalid[response.pk])
         )
 
 
@@ -77,11 +83,12 @@ def _record(
     qas: list[QA],
     spans: list[AnswerSpan],
     links: dict[int, set[int]],
-    votes: dict,
+    votes: tuple[dict, dict],
     include_majority: bool,
     invalid: set,
 ) -> dict[str, Any]:
-    """The release line of one response; QAs marked invalid by the expert step are left out."""
+    """The release line of one response; QAs marked invalid by the expert step are left out. `votes`: the
+    majorities and the adjudicated labels, by (level, item id)."""
     meta = response.metadata or {}
     source = response.source
     tokens = [t[0] for t in response.tokens]
@@ -124,9 +131,19 @@ def _in_release_order(values: dict[str, Any], meta: dict, default_keys: Sequence
     return {k: values[k] if k in values else meta.get(k) for k in keys}
 
 
-def _qa(qa: QA, pred: Predicate, votes: dict, include_majority: bool) -> dict[str, Any]:
+def _derived(out: dict[str, Any], key: tuple[str, int], votes: tuple[dict, dict], include_majority: bool,
+             polarity: Any) -> dict[str, Any]:
+    """`majority` (on request) and `adjudication` (when an expert decided) after the record's own keys."""
+    if include_majority:
+        out["majority"] = polarity(votes[0].get(key, (None, []))[0])
+    if key in votes[1]:
+        out["adjudication"] = votes[1][key].provenance()
+    return out
+
+
+def _qa(qa: QA, pred: Predicate, votes: tuple[dict, dict], include_majority: bool) -> dict[str, Any]:
     meta = qa.metadata or {}
-    majority, raw = votes.get(("qa", qa.pk), (None, []))
+    _majority, raw = votes[0].get(("qa", qa.pk), (None, []))
     values: dict[str, Any] = {
         "qa_id": meta.get("qa_id", qa.external_id or qa.pk),
         "sent_id": pred.sentence_index,
@@ -138,10 +155,8 @@ def _qa(qa: QA, pred: Predicate, votes: dict, include_majority: bool) -> dict[st
         "answer": qa.answer,
         "annotations": [_qa_polarity(v) for v in raw],
     }
-    out = _in_release_order(values, meta, QA_KEYS, raw)
-    if include_majority:
-        out["majority"] = _qa_polarity(majority)
-    return out
+    return _derived(_in_release_order(values, meta, QA_KEYS, raw), ("qa", qa.pk), votes, include_majority,
+                    _qa_polarity)
 
 
 def _span(
@@ -149,12 +164,12 @@ def _span(
     span_meta: dict[str, Any],
     links: dict[int, set[int]],
     qa_release_id: dict[int, Any],
-    votes: dict,
+    votes: tuple[dict, dict],
     include_majority: bool,
     invalid: set,
 ) -> dict[str, Any]:
     meta = span_meta.get(span.external_id, {}) if span.external_id else {}
-    majority, raw = votes.get(("span", span.pk), (None, []))
+    _majority, raw = votes[0].get(("span", span.pk), (None, []))
     linked = [qa_release_id[pk] for pk in qa_release_id if pk in links.get(span.pk, ())]  # in QA order
     kept = meta.get("qaIds")
     # The release's qaIds (own order, ids no QA has) stand while the links they describe are unchanged.
@@ -168,7 +183,5 @@ def _span(
         "qaIds": kept,
         "annotations": [_span_polarity(v) for v in raw],
     }
-    out = _in_release_order(values, meta, SPAN_KEYS, raw)
-    if include_majority:
-        out["majority"] = _span_polarity(majority)
-    return out
+    return _derived(_in_release_order(values, meta, SPAN_KEYS, raw), ("span", span.pk), votes, include_majority,
+                    _span_polarity)

@@ -5,6 +5,9 @@ generation as text and {input, topic, cat, abstained} in metadata; sentences kee
 whether the human facts were null. Model facts become AtomicFact(kind="model"), human facts
 AtomicFact(kind="human") labelled S / NS / IR by one approved assignment of the imported expert worker.
 Key order and nulls are recorded so export writes each line back byte for byte.
+Our own export of app-labelled work reads back too: a human fact whose `label` is null (nobody's counted vote)
+gets no label, and one an expert adjudicated (`label` = the decision, then `majority` = the crowd's and
+`adjudication` = its provenance) keeps the crowd's majority as the vote and the decision as an AdjudicatedLabel.
 """
 from __future__ import annotations
 
@@ -12,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from annotation_tasks.importers import adjudications
 from annotation_tasks.importers.base import Where, check_type, read_jsonl, require
 from annotation_tasks.importers.common import (
     BULK,
@@ -24,6 +28,7 @@ from annotation_tasks.importers.common import (
 )
 from annotation_tasks.importers.tokenize import sentence_token_ranges, tokenize
 from annotation_tasks.models import (
+    AdjudicatedLabel,
     Assignment,
     AtomicFact,
     FactLabel,
@@ -42,12 +47,19 @@ LABELS = ("S", "NS", "IR")
 EXPERT = "factscore-expert"
 
 
+@dataclass(frozen=True)
+class HumanFact:
+    text: str
+    label: str | None  # the vote to store: the file's label, or the crowd's majority beside an adjudication
+    adjudication: adjudications.Decision | None = None
+
+
 @dataclass
 class SentenceRecord:
     text: str
     is_relevant: bool
     model_facts: list[str] | None
-    human_facts: list[tuple[str, str | None]] | None
+    human_facts: list[HumanFact] | None
     keys: list[str]
 
 
@@ -117,7 +129,8 @@ def _parse_sentence(obj: Any, where: Where) -> SentenceRecord:
     human = require(obj, "human-atomic-facts", where, list, allow_none=True)
     model_facts = None
     if model is not None:
-        model_facts = [_fact(f, where.child("model-atomic-facts").child(i), labelled=False)[0] for i, f in enumerate(model)]
+        model_facts = [_fact(f, where.child("model-atomic-facts").child(i), labelled=False).text
+                       for i, f in enumerate(model)]
     human_facts = None
     if human is not None:
         human_facts = [_fact(f, where.child("human-atomic-facts").child(i), labelled=True) for i, f in enumerate(human)]
@@ -130,24 +143,41 @@ def _parse_sentence(obj: Any, where: Where) -> SentenceRecord:
     )
 
 
-def _fact(obj: Any, where: Where, labelled: bool) -> tuple[str, str | None]:
+ADJUDICATED_KEYS = ["text", "label", "majority", "adjudication"]  # our export's adjudicated human fact
+
+
+def _fact(obj: Any, where: Where, labelled: bool) -> HumanFact:
     check_type(obj, where, dict)
     allowed = ["text", "label"] if labelled else ["text"]
-    if list(obj.keys()) != allowed:
+    keys = list(obj.keys())
+    if keys != allowed and not (labelled and keys == ADJUDICATED_KEYS):
         missing = [k for k in allowed if k not in obj]
         if missing:
             raise where.child(missing[0]).error("missing field")
-        extra = [k for k in obj if k not in allowed]
+        extra = [k for k in obj if k not in (ADJUDICATED_KEYS if labelled else allowed)]
         if extra:
             raise where.child(extra[0]).error(f"unexpected field (a fact has {', '.join(allowed)})")
-        raise where.error(f"fields must come in the order {', '.join(allowed)}")
+        raise where.error(f"fields must come in the order {', '.join(ADJUDICATED_KEYS if len(keys) > 2 else allowed)}")
     text = require(obj, "text", where, str)
     if not labelled:
-        return text, None
-    label = require(obj, "label", where, str)
-    if label not in LABELS:
-        raise where.child("label").error(f"unknown label {label!r} (expected S, NS or IR)")
-    return text, label
+        return HumanFact(text, None)
+    label = _label(obj, "label", where)
+    if "adjudication" not in obj:
+        return HumanFact(text, label)
+    if label is None:
+        raise where.child("label").error("an adjudicated fact carries the decided label")
+    decision = adjudications.parse(obj["adjudication"], where.child("adjudication"), LABELS)
+    if decision.label != label:
+        raise where.child("label").error(f"{label!r} is not the adjudicated label {decision.label!r}")
+    return HumanFact(text, _label(obj, "majority", where), decision)
+
+
+def _label(obj: dict, key: str, where: Where) -> str | None:
+    """S / NS / IR, or null: a fact nobody's counted vote labels (our export of app work writes such facts)."""
+    label = obj[key]
+    if label is not None and label not in LABELS:
+        raise where.child(key).error(f"unknown label {label!r} (expected S, NS or IR, or null for no label)")
+    return label
 
 
 def write(project: Project, records: list[GenerationRecord], file_name: str) -> ImportResult:
@@ -169,18 +199,27 @@ def write(project: Project, records: list[GenerationRecord], file_name: str) -> 
 
     facts: list[AtomicFact] = []
     labelled: list[tuple[int, AtomicFact, str]] = []  # (index into todo, fact, label)
+    decided: list[AdjudicatedLabel] = []
     for i, (r, resp) in enumerate(zip(todo, responses, strict=True)):
         for s_idx, s in enumerate(r.sentences or []):
             for order, text in enumerate(s.model_facts or []):
                 facts.append(
                     AtomicFact(response=resp, sentence_index=s_idx, text=text, origin=IMPORTED, kind="model", order=order)
                 )
-            for order, (text, label) in enumerate(s.human_facts or []):
-                fact = AtomicFact(response=resp, sentence_index=s_idx, text=text, origin=IMPORTED, kind="human", order=order)
+            for order, human in enumerate(s.human_facts or []):
+                fact = AtomicFact(response=resp, sentence_index=s_idx, text=human.text, origin=IMPORTED, kind="human",
+                                  order=order)
                 facts.append(fact)
-                labelled.append((i, fact, label))
+                if human.label is not None:
+                    labelled.append((i, fact, human.label))
+                if human.adjudication is not None:
+                    decided.append(adjudications.row(project, "fact", human.adjudication, fact=fact))
     AtomicFact.objects.bulk_create(facts, batch_size=BULK)
     result.created["atomic_facts"] += len(facts)
+    for row in decided:
+        row.fact_id = row.fact.pk  # bulk_create gave the facts their keys after the rows were built
+    AdjudicatedLabel.objects.bulk_create(decided, batch_size=BULK)
+    result.created["adjudicated_labels"] += len(decided)
 
     with_labels = sorted({i for i, _, _ in labelled})
     if not with_labels:

@@ -8,8 +8,13 @@ Representation (the analysis relies on it):
 - One Response per line: external_id f"{source_id}:{model}", system = model, text = tokens joined by spaces.
 - Everything else a line holds (dataset, datasource, cliff_labels, unknown keys, key order, the raw span
   qaIds including ids no QA has) goes to metadata, so export restores the line byte for byte.
-- Labels: one Unit per source, three Assignments (one per anonymous worker position k). Polarity is converted
-  here, at the edge: QA annotation 0 = supported, span annotation 1 = covered.
+- Labels: one Unit per source, one Assignment per anonymous worker position k (as many as the item with the
+  most votes): vote k of every QA and span is position k's. Items may carry fewer votes than others (a rejected
+  assignment, a response split over two units by the unit caps, work not yet verified: the app's own exports
+  look like that), so uneven vote counts are read as they are. Polarity is converted here, at the edge: QA
+  annotation 0 = supported, span annotation 1 = covered.
+- `majority` (written by our export) is derived, never stored; `adjudication` (our export's expert decision)
+  becomes an AdjudicatedLabel (importers/adjudications.py), so export then import loses nothing.
 """
 from __future__ import annotations
 
@@ -21,6 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from annotation_tasks.importers import adjudications
 from annotation_tasks.importers.base import Where, check_str_list, check_type, read_jsonl, require
 from annotation_tasks.importers.common import (
     BULK,
@@ -34,6 +40,7 @@ from annotation_tasks.importers.common import (
 )
 from annotation_tasks.models import (
     QA,
+    AdjudicatedLabel,
     AnswerSpan,
     Assignment,
     Predicate,
@@ -66,6 +73,9 @@ QA_KEYS = (
     "qa_id", "sent_id", "predicate_idx", "predicate_pos", "predicate", "question", "answer_idx", "answer", "annotations"
 )
 SPAN_KEYS = ("id", "start", "end", "qaIds", "annotations")
+DERIVED_KEYS = ("majority", "adjudication")  # written by our export after `annotations`; read, never kept as extras
+QA_LABELS = ("supported", "not_supported")
+SPAN_LABELS = ("covered", "not_covered")
 POS_KIND = {"VERB": Predicate.Kind.VERBAL, "NOUN": Predicate.Kind.NOMINAL, "AUX": Predicate.Kind.COPULAR}
 ANSWER_IDX = re.compile(r"^(\d+)-(\d+)$")
 WORKER_PREFIX = "qasem-release"
@@ -85,6 +95,7 @@ class QARecord:
     annotations: list[int] | None
     keys: list[str]
     extra: dict[str, Any]
+    adjudication: adjudications.Decision | None = None
 
 
 @dataclass
@@ -96,6 +107,7 @@ class SpanRecord:
     annotations: list[int] | None
     keys: list[str]
     extra: dict[str, Any]
+    adjudication: adjudications.Decision | None = None
 
 
 @dataclass
@@ -193,25 +205,18 @@ def parse_line(obj: Any, where: Where) -> LineRecord:
             raise where.child("spans").child(i).child("id").error(f"duplicate span id {s.id!r}")
         span_ids.add(s.id)
         rec.spans.append(s)
-    _check_even_votes(rec, where)
     return rec
 
 
-def _check_even_votes(rec: LineRecord, where: Where) -> None:
-    """The same workers labelled every QA and span of a line (one HIT): their vote lists have one length."""
-    first: tuple[str, int] | None = None
-    items = [("qas", i, q.annotations) for i, q in enumerate(rec.qas)]
-    items += [("spans", i, s.annotations) for i, s in enumerate(rec.spans)]
-    for kind, i, votes in items:
-        if votes is None:
-            continue
-        if first is None:
-            first = (f"{kind}[{i}]", len(votes))
-        elif len(votes) != first[1]:
-            raise where.child(kind).child(i).child("annotations").error(
-                f"{len(votes)} votes, but {first[0]} has {first[1]}: every worker of a line labels all its QAs "
-                "and spans, so vote counts must be equal"
-            )
+def _kept_keys(obj: dict) -> list[str]:
+    """The record's keys in file order, less what our export derives (kept keys are written back as they were)."""
+    return [k for k in obj if k not in DERIVED_KEYS]
+
+
+def _adjudication(obj: dict, where: Where, labels: tuple[str, ...]) -> adjudications.Decision | None:
+    if obj.get("adjudication") is None:
+        return None
+    return adjudications.parse(obj["adjudication"], where.child("adjudication"), labels)
 
 
 def _parse_qa(qa: Any, where: Where, n_tok: int, n_sent: int) -> QARecord:
@@ -247,8 +252,9 @@ def _parse_qa(qa: Any, where: Where, n_tok: int, n_sent: int) -> QARecord:
         answer_end=end,
         answer=_bounded(require(qa, "answer", where, str), 1000, where.child("answer")),
         annotations=_parse_votes(qa, where, "QA annotations are 0 = supported, 1 = not supported"),
-        keys=list(qa.keys()),
-        extra={k: v for k, v in qa.items() if k not in QA_KEYS},
+        keys=_kept_keys(qa),
+        extra={k: v for k, v in qa.items() if k not in QA_KEYS and k not in DERIVED_KEYS},
+        adjudication=_adjudication(qa, where, QA_LABELS),
     )
 
 
@@ -270,8 +276,9 @@ def _parse_span(span: Any, where: Where, n_tok: int) -> SpanRecord:
         end=end,
         qa_ids=qa_ids,
         annotations=_parse_votes(span, where, "span annotations are 1 = covered, 0 = not covered"),
-        keys=list(span.keys()),
-        extra={k: v for k, v in span.items() if k not in SPAN_KEYS},
+        keys=_kept_keys(span),
+        extra={k: v for k, v in span.items() if k not in SPAN_KEYS and k not in DERIVED_KEYS},
+        adjudication=_adjudication(span, where, SPAN_LABELS),
     )
 
 
@@ -458,7 +465,20 @@ def write(project: Project, records: list[LineRecord], file_name: str) -> Import
     Through.objects.bulk_create(links, batch_size=BULK)
 
     _write_labels(project, todo, responses, qa_rows, span_rows, file_name, result)
+    _write_adjudications(project, todo, qa_rows, span_rows, result)
     return result
+
+
+def _write_adjudications(project: Project, todo: list[LineRecord], qa_rows: list[dict[Any, QA]],
+                         span_rows: list[list[AnswerSpan]], result: ImportResult) -> None:
+    """The experts' decisions the file carries (our export's `adjudication`), one AdjudicatedLabel per item."""
+    rows: list[AdjudicatedLabel] = []
+    for r, by_id, spans in zip(todo, qa_rows, span_rows, strict=True):
+        rows += [adjudications.row(project, "qa", q.adjudication, qa=by_id[q.qa_id]) for q in r.qas if q.adjudication]
+        rows += [adjudications.row(project, "span", s.adjudication, span=row)
+                 for s, row in zip(r.spans, spans, strict=True) if s.adjudication]
+    AdjudicatedLabel.objects.bulk_create(rows, batch_size=BULK)
+    result.created["adjudicated_labels"] += len(rows)
 
 
 def _write_labels(

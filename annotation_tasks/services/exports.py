@@ -20,7 +20,7 @@ from annotation_tasks.analysis.crowd_models import MODELS, aggregated_labels
 from annotation_tasks.analysis.splits import split_of
 from annotation_tasks.exporters import csv_writer, factscore, hf_dataset, qa_jsonl, qasem_release
 from annotation_tasks.exporters.base import with_aggregation
-from annotation_tasks.models import QA, AtomicFact, Project
+from annotation_tasks.models import QA, AnswerSpan, AtomicFact, Project
 from annotation_tasks.services import campaigns, frames, reports
 
 
@@ -142,16 +142,7 @@ def export_dataset(project_name: str, out_dir: str | Path, *, aggregation: str =
     else:
         by = "split"
         options: dict[str, Any] = {"aggregation": aggregation}
-        if QA.objects.filter(response__project=project).exists():
-            configs.append(hf_dataset.Config(
-                name="qa", records=_records(project_name, "qa-jsonl", with_platform_ids=with_platform_ids, **options),
-                split_of=lambda r: r["split"], row="question-answer pair of a response (QASem)", label_field="label",
-                labels=hf_dataset.LABEL_DEFINITIONS["qa"]))
-        if AtomicFact.objects.filter(response__project=project).exists():
-            configs.append(hf_dataset.Config(
-                name="factscore", records=_records(project_name, "factscore", **options),
-                split_of=lambda r: split_of(r.get("topic")), row="response in the FActScore labeled schema",
-                label_field="annotations[].human-atomic-facts[].label", labels=hf_dataset.LABEL_DEFINITIONS["fact"]))
+        configs += _item_configs(project, with_platform_ids, options)
     if not configs:
         raise ExportError(f"project {project_name!r} has nothing to export as a dataset (no QAs, facts or labels)")
     agreement = reports.build_report(project, by=by)["agreement"]
@@ -160,6 +151,44 @@ def export_dataset(project_name: str, out_dir: str | Path, *, aggregation: str =
                                 description=project.description, with_csv=csv)
     except hf_dataset.DatasetExportError as exc:
         raise ExportError(str(exc)) from exc
+
+
+def _no_label(record: dict[str, Any]) -> bool:
+    return record.get("label") is None
+
+
+def _no_fact_label(record: dict[str, Any]) -> bool:
+    """A FActScore row none of whose human facts carries a label (or that has none)."""
+    return not any(f.get("label") is not None for s in record.get("annotations") or []
+                   for f in s.get("human-atomic-facts") or [])
+
+
+def _item_configs(project: Project, with_platform_ids: bool, options: dict[str, Any]) -> list[hf_dataset.Config]:
+    """One config per label level the project holds items of: qa, span (QASem) and factscore (the fact level)."""
+    configs = []
+    if QA.objects.filter(response__project=project).exists():
+        configs.append(hf_dataset.Config(
+            name="qa", records=_records(project.name, "qa-jsonl", with_platform_ids=with_platform_ids, **options),
+            split_of=lambda r: r["split"], row="question-answer pair of a response (QASem)", label_field="label",
+            labels=hf_dataset.LABEL_DEFINITIONS["qa"], unlabelled_when=_no_label, unlabelled_means=qa_jsonl.UNLABELLED))
+    if AnswerSpan.objects.filter(response__project=project).exists():
+        lines = qa_jsonl.span_lines(project, with_platform_ids=with_platform_ids)
+        table = _aggregated(project, options.get("aggregation", "majority"))
+        records = (json.loads(line) for line in (lines if table is None else with_aggregation(lines, table)))
+        configs.append(hf_dataset.Config(
+            name="span", records=records, split_of=lambda r: r["split"],
+            row="answer span of a response (QASem span coverage)", label_field="label",
+            labels=hf_dataset.LABEL_DEFINITIONS["span"], unlabelled_when=_no_label,
+            unlabelled_means=qa_jsonl.UNLABELLED))
+    if AtomicFact.objects.filter(response__project=project).exists():
+        configs.append(hf_dataset.Config(
+            name="factscore", records=_records(project.name, "factscore", **options),
+            split_of=lambda r: split_of(r.get("topic")), row="response in the FActScore labeled schema",
+            label_field="annotations[].human-atomic-facts[].label", labels=hf_dataset.LABEL_DEFINITIONS["fact"],
+            unlabelled_when=_no_fact_label,
+            unlabelled_means="no human fact with a label (`label` null on every fact: nobody's counted vote, no "
+            "imported expert label and no adjudication)"))
+    return configs
 
 
 def export_download(project_name: str, fmt: str, *, as_csv: bool = False, **options) -> tuple[TextIO | Any, str]:

@@ -7,6 +7,7 @@ import pytest
 from django.core.management import CommandError, call_command
 
 from annotation_tasks.importers import ImportFormatError
+from annotation_tasks.models import SpanLabel
 from annotation_tasks.services.imports import import_factscore, import_items, import_qasem_release
 from tests.importers.helpers import factscore_line, release_line, row_counts, write_jsonl
 
@@ -248,12 +249,19 @@ def test_ids_that_are_floats_or_booleans_are_not_taken_as_integers(tmp_path, bad
         import_items(write_jsonl(tmp_path / "i.jsonl", items), "i")
 
 
-def test_uneven_vote_counts_in_a_line_are_refused(tmp_path):
+def test_uneven_vote_counts_in_a_line_are_read_and_a_bad_adjudication_is_located(tmp_path):
+    """Uneven votes are routine (a rejected assignment, a response split over units): read, not refused (issue 23
+    item 2). A malformed `adjudication` (our export's expert decision) is refused by field, nothing written."""
     line = release_line(7, "a")
     line["spans"][1]["annotations"] = [1, 0]
-    with pytest.raises(ImportFormatError, match=r"line 1, field spans\[1\]\.annotations: 2 votes, but qas\[0\] has 3"):
+    line["qas"][0]["adjudication"] = {"label": "maybe", "reason": "x", "decided_by": None,
+                                      "decided_at": "2026-12-01T10:00:00+00:00"}
+    with pytest.raises(ImportFormatError, match=r"line 1, field qas\[0\]\.adjudication\.label: unknown label 'maybe'"):
         import_qasem_release(write_jsonl(tmp_path / "r.jsonl", [line]), "p")
     assert all(n == 0 for n in row_counts().values())
+    line["qas"][0]["adjudication"]["label"] = "supported"
+    import_qasem_release(write_jsonl(tmp_path / "r.jsonl", [line]), "p")
+    assert SpanLabel.objects.count() == 3 + 2
 
 
 def test_an_unterminated_csv_quote_is_named_as_such(tmp_path):
