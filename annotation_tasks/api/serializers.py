@@ -68,8 +68,21 @@ class ProjectSerializer(serializers.ModelSerializer):
             raise serializers.ValidationError(str(exc)) from exc
 
     def validate_protocol(self, value: list[str]) -> list[str]:
+        """Each step once, each served by a protocol, all of one crowd protocol (a project's units are composed in
+        one mode: protocols.registry.mode_for_steps); refused at protocol[i] otherwise."""
+        from annotation_tasks.protocols.registry import all_steps, crowd_modes
+
         if len(set(value)) != len(value):
             raise serializers.ValidationError("A step appears twice.")
+        owner = {step.value: mode for step, mode in all_steps()}
+        modes = crowd_modes(value)
+        for i, step in enumerate(value):
+            if step not in owner:
+                raise serializers.ValidationError({i: [f"{step!r} is a step no protocol serves"]})
+            if modes and owner[step] in modes[1:]:
+                raise serializers.ValidationError(
+                    {i: [f"{step!r} is a step of the {owner[step]} protocol; this project's steps are "
+                         f"{modes[0]}'s (one crowd protocol per project)"]})
         return value
 
     def validate_annotations_per_item(self, value: int) -> int:

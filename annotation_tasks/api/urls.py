@@ -15,6 +15,7 @@ from annotation_tasks.api.content import (
 )
 from annotation_tasks.api.jobs import JobViewSet
 from annotation_tasks.api.projects import ProjectViewSet
+from annotation_tasks.api.protocols import ProtocolsView
 from annotation_tasks.api.review import (
     AdjudicationQueueView,
     AdjudicationsView,
@@ -52,5 +53,7 @@ urlpatterns: list = [
     path("projects/<int:project_id>/workers/<int:worker_id>/review/", WorkerReviewView.as_view(), name="worker-review"),
     path("projects/<int:project_id>/adjudication/queue/", AdjudicationQueueView.as_view(), name="adjudication-queue"),
     path("projects/<int:project_id>/adjudications/", AdjudicationsView.as_view(), name="adjudications"),
+    # The protocols' manifest (api/protocols.py): what the dashboard offers per protocol.
+    path("protocols/", ProtocolsView.as_view(), name="protocols"),
     path("", include(router.urls)),
 ]

@@ -75,6 +75,15 @@ class Key:
     help: str
 
 
+@dataclass(frozen=True)
+class Export:
+    """An export format (services.exports.FORMATS) written from this protocol's labels, as the dashboard lists it."""
+
+    value: str
+    label: str
+    help: str
+
+
 @dataclass(frozen=True, kw_only=True)
 class Vocabulary:
     """The labels of one level: what an item of `item_type` (span, qa, fact, unit) may be labelled.
@@ -148,6 +157,8 @@ class AnnotationProtocol(ABC):
     """Its sections' keyboard commands (labels and actions), shown in the element's help."""
     guide: ClassVar[str] = ""
     """The built-in guide shown under the project's instructions (markdown)."""
+    exports: ClassVar[tuple[Export, ...]] = ()
+    """The export formats of its own (the QASem release, the FActScore schema ...)."""
     review: ClassVar[str] = ""
     """Its review companion, "package.module:Class" (protocols/review.py); empty: GenericReview."""
     expert_step: ClassVar[bool] = False

@@ -11,7 +11,7 @@ from typing import Any
 from annotation_tasks.models import Assignment, AtomicFact, FactLabel, Response, Unit
 from annotation_tasks.models.content import Origin
 from annotation_tasks.models.projects import Protocol
-from annotation_tasks.protocols.base import AnnotationProtocol, Errors, Key, LabelLevel, Shown, Step, Submission
+from annotation_tasks.protocols.base import AnnotationProtocol, Errors, Export, Key, LabelLevel, Shown, Step, Submission
 from annotation_tasks.protocols.factscore.evidence import fact_evidence
 from annotation_tasks.protocols.fields import as_list, item_id, text_error
 
@@ -69,6 +69,7 @@ class FactScoreProtocol(AnnotationProtocol):
         Key("a", "add", "Add a fact"), Key("d", "delete", "Delete the fact"),
     )
     guide = GUIDE
+    exports = (Export("factscore", "FActScore", "One line per response: sentences with their atomic facts and labels."),)
     review = "annotation_tasks.protocols.factscore.review:FactScoreReview"
 
     def response_items(self, response: Response, shown: Shown) -> dict[str, list[dict]]:

@@ -27,6 +27,7 @@ from annotation_tasks.models.projects import Protocol
 from annotation_tasks.protocols.base import (
     AnnotationProtocol,
     Errors,
+    Export,
     Key,
     LabelLevel,
     Shown,
@@ -239,6 +240,12 @@ class QASemProtocol(AnnotationProtocol):
         Key("e", "note", "QA: write a note"), *PAIRWISE_KEYS,
     )
     guide = GUIDE
+    exports = (
+        Export("qasem-release", "QASem consistency release", "One line per response: QAs, spans, every worker's "
+               "labels and the majority (the published benchmark format)."),
+        Export("qa-jsonl", "QA pairs (JSONL)", "One line per QA with its support label, votes and a dev/test split "
+               "by source."),
+    )
     review = "annotation_tasks.protocols.qasem.review:QASemReview"
 
     def response_items(self, response: Response, shown: Shown) -> dict[str, list[dict]]:

@@ -1,0 +1,46 @@
+"""The manifest the element and the dashboard read (GET /api/protocols/, `manage.py protocols --json`).
+
+The protocols' part is theirs (protocols.manifest, from each protocol's declarations); this adds what the
+dashboard offers around them: the upload formats services.uploads accepts and the exports services.exports
+writes (each protocol's own formats, then the ones every project has). One function, so the API and the CLI
+print the same JSON.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from annotation_tasks.protocols.manifest import protocols_manifest
+from annotation_tasks.services import exports, uploads
+
+UPLOAD_FORMATS: dict[str, dict[str, Any]] = {
+    "items": {"label": "Plain items (JSONL / CSV)", "fields": []},
+    "qasem-release": {"label": "QASem consistency release", "fields": []},
+    "factscore": {"label": "FActScore labeled", "fields": ["system"]},
+}
+"""How the dashboard's upload form names each of services.uploads.FORMATS, and the extra fields it asks."""
+
+GENERAL_EXPORTS: dict[str, dict[str, str]] = {
+    "campaign-items": {"label": "Campaign items",
+                       "help": "Imported label campaigns only: one line per item and level with its votes."},
+    "hf-dataset": {"label": "Hugging Face dataset",
+                   "help": "A datasets folder (zip): one config per level, dev/test splits, a README card with label "
+                           "definitions and agreement."},
+}
+
+
+def manifest() -> dict[str, Any]:
+    """The whole manifest: protocols, steps, modes (protocols.manifest), importers, exports."""
+    out = protocols_manifest()
+    out["importers"] = [{"value": fmt, "label": UPLOAD_FORMATS.get(fmt, {}).get("label", fmt),
+                         "fields": list(UPLOAD_FORMATS.get(fmt, {}).get("fields", []))} for fmt in uploads.FORMATS]
+    listed: list[dict[str, Any]] = []
+    for entry in out["protocols"]:
+        for e in entry["exports"]:
+            if e["value"] in exports.FORMATS and all(x["value"] != e["value"] for x in listed):
+                listed.append({**e, "protocol": entry["name"], "dataset": False})
+    for fmt in [*exports.FORMATS, *exports.DATASET_FORMATS]:
+        if all(x["value"] != fmt for x in listed):
+            info = GENERAL_EXPORTS.get(fmt, {"label": fmt, "help": ""})
+            listed.append({"value": fmt, **info, "protocol": None, "dataset": fmt in exports.DATASET_FORMATS})
+    out["exports"] = listed
+    return out
