@@ -146,6 +146,8 @@ class AnnotationProtocol(ABC):
     steps: ClassVar[tuple[Step, ...]] = ()
     """The project steps it serves, in canonical order: a project whose protocol names one is composed in this
     mode (registry.mode_for_steps); the dashboard's protocol form offers them."""
+    default_steps: ClassVar[tuple[str, ...]] = ()
+    """The steps a project gets when the protocol is chosen (empty: all of `steps`)."""
     plan_kinds: ClassVar[tuple[str, ...]] = ()
     """Every section kind its plan may send; the element has one module per kind (the contract suites check)."""
     label_levels: ClassVar[tuple[LabelLevel, ...]] = ()

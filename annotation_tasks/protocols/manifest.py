@@ -22,6 +22,7 @@ def protocol_entry(protocol: AnnotationProtocol) -> dict[str, Any]:
         "mode": protocol.mode,
         "title": protocol.title or protocol.mode,
         "steps": [{"value": s.value, "label": s.label} for s in protocol.steps],
+        "default_steps": list(protocol.default_steps or [s.value for s in protocol.steps]),
         "plan_kinds": list(protocol.plan_kinds),
         "label_levels": [v.as_dict() for v in protocol.vocabularies()],
         "keys": [{"key": k.key, "command": k.command, "help": k.help} for k in protocol.keys],

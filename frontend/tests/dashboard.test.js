@@ -5,6 +5,7 @@ import { apiUrl, errorMessage } from '../src/dashboard/api.js'
 import BarChart from '../src/dashboard/components/BarChart.vue'
 import JobProgress from '../src/dashboard/components/JobProgress.vue'
 import ProtocolForm from '../src/dashboard/components/ProtocolForm.vue'
+import manifest from './fixtures/manifest.json'
 
 describe('api helpers', () => {
   it('flattens DRF errors into one line', () => {
@@ -49,7 +50,7 @@ describe('BarChart', () => {
 
 describe('ProtocolForm', () => {
   it('keeps the steps in the canonical order whatever the clicking order', async () => {
-    const w = mount(ProtocolForm, { props: { initial: { name: 'p', protocol: ['qa_support'] } } })
+    const w = mount(ProtocolForm, { props: { initial: { name: 'p', protocol: ['qa_support'] }, manifest } })
     await w.find('input[name=step-pairwise]').setValue(true)
     await w.find('input[name=step-span_coverage]').setValue(true)
     await w.find('form').trigger('submit')

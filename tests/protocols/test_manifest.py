@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import io
 import json
+from pathlib import Path
 
 import pytest
+from django.conf import settings
 from django.contrib.auth.models import User
 from django.core.management import call_command
 from rest_framework.test import APIClient
@@ -111,3 +113,11 @@ def test_a_ragas_project_keeps_its_step_and_a_mixed_or_unknown_step_list_is_refu
     assert Project.objects.get(pk=pid).protocol == ["ragas_pairwise"]
     unknown = researcher.patch(f"/api/projects/{pid}/", {"protocol": ["ragas_pairwise", "nope"]}, format="json")
     assert unknown.status_code == 400 and "1" in unknown.json()["protocol"]
+
+
+def test_the_dashboards_manifest_fixture_is_the_servers() -> None:
+    """frontend/tests/fixtures/manifest.json is what the dashboard's Vitest suites read; a protocol change must
+    rewrite it: .venv/bin/python manage.py protocols -o frontend/tests/fixtures/manifest.json"""
+    fixture = Path(settings.BASE_DIR) / "frontend" / "tests" / "fixtures" / "manifest.json"
+    assert json.loads(fixture.read_text(encoding="utf-8")) == _command_json(), (
+        "stale fixture: run .venv/bin/python manage.py protocols -o frontend/tests/fixtures/manifest.json")

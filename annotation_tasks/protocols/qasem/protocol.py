@@ -215,6 +215,7 @@ class QASemProtocol(AnnotationProtocol):
         Step(Protocol.QA_SUPPORT.value, Protocol.QA_SUPPORT.label),
         Step(Protocol.PAIRWISE.value, Protocol.PAIRWISE.label),
     )
+    default_steps = (Protocol.SPAN_COVERAGE.value, Protocol.QA_SUPPORT.value)  # DEFAULT_PROTOCOL: no comparison
     plan_kinds = (Protocol.SPAN_COVERAGE.value, Protocol.QA_SUPPORT.value, Protocol.PAIRWISE.value)
     default_mode = True
     label_levels = (
