@@ -75,11 +75,13 @@ def make_response(project: Project, source: Source, ext: str, n_qas: int, system
 
 def make_unit(name: str = "Demo", *, protocol: list[str] | None = None, n_qas: int = 2, n_responses: int = 2,
               wanted: int = 3, with_facts: bool = False, passages: list[str] | None = None,
-              provider: str = "local", n_sources: int = 1, gold: bool = True):
-    """A project with one batch and n_sources units; returns the first unit (or the list when n_sources > 1)."""
+              provider: str = "local", n_sources: int = 1, gold: bool = True, unit_caps: dict | None = None):
+    """A project with one batch and n_sources units; returns the first unit (or the list when n_sources > 1).
+    `unit_caps` replaces the project's default caps (a bench that wants one whole large unit)."""
     project = Project.objects.create(
         name=name, protocol=protocol or ["span_coverage", "qa_support", "pairwise"],
         annotations_per_item=wanted, instructions="Judge each answer against the source.",
+        **({"unit_caps": unit_caps} if unit_caps is not None else {}),
     )
     batch = Batch.objects.create(project=project, name="b1", provider=provider)
     for i in range(n_sources):
