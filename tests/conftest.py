@@ -102,3 +102,24 @@ def django_db_modify_db_settings(django_db_modify_db_settings_parallel_suffix, t
     db = settings.DATABASES["default"]
     if db["ENGINE"].endswith("sqlite3"):
         db.setdefault("TEST", {})["NAME"] = str(tmp_path_factory.mktemp("sqlite") / "test.sqlite3")
+
+
+# Suites that start the app's own processes (server, worker, browser) reach the database through them, so they run
+# on every database even where no test fixture asks for one.
+_PROCESS_SUITES = ("integration", "topology", "e2e", "fuzz", "security")
+_DB_FIXTURES = {"db", "transactional_db", "live_server"}
+
+
+@pytest.hookimpl(tryfirst=True)  # before pytest's own `-m` selection reads the markers
+def pytest_collection_modifyitems(config, items) -> None:
+    """Mark every test that cannot touch the database `db_free`: the PostgreSQL pass of scripts/test.sh skips them
+    (with `once`, the model-training and native-build tests), since the database cannot change their outcome."""
+    for item in items:
+        parts = Path(str(item.fspath)).relative_to(REPO / "tests").parts
+        uses_db = (
+            item.get_closest_marker("django_db") is not None
+            or bool(_DB_FIXTURES & set(getattr(item, "fixturenames", ())))
+            or (len(parts) > 1 and parts[0] in _PROCESS_SUITES)
+        )
+        if not uses_db:
+            item.add_marker(pytest.mark.db_free)

@@ -14,6 +14,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.once  # native build: run once, not per database
+
 REPO = Path(__file__).resolve().parents[2]
 SENTENCES = [
     "The minister, who resigned on Monday, was replaced by her deputy after the vote.",

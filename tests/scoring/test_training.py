@@ -10,6 +10,8 @@ from annotation_tasks.scoring.embedded import DEFAULT_COEFFICIENTS, EmbeddedScor
 from annotation_tasks.scoring.training import train_embedded
 from tests.conftest import shared_file
 
+pytestmark = pytest.mark.once  # model training: run once, not per database
+
 
 def _subset(tmp_path, n_lines: int):
     lines = shared_file("qasem_consistency", "dev.jsonl").read_text(encoding="utf-8").splitlines()
