@@ -4,7 +4,7 @@ read from the protocols' own declarations (base.AnnotationProtocol) and nowhere 
 Served at GET /api/protocols/ and written by `manage.py protocols --json` (services.manifest adds the upload
 formats and the exports). The shape is the contract with the element (docs/protocols.md, "The manifest"):
 each protocol's name, mode, title, steps, plan kinds, label levels (labels error-first, display names), keys,
-guide and whether it is an expert step; every step in canonical order with its protocol; the unit modes.
+guide and whether it is an expert step (and which levels an expert may adjudicate); every step in canonical order with its protocol; the unit modes.
 """
 from __future__ import annotations
 
@@ -13,10 +13,12 @@ from typing import Any
 from annotation_tasks.models import Unit
 from annotation_tasks.protocols.base import AnnotationProtocol
 from annotation_tasks.protocols.registry import all_steps, get_protocol, protocols
+from annotation_tasks.protocols.review import review_for
 
 
 def protocol_entry(protocol: AnnotationProtocol) -> dict[str, Any]:
-    """One protocol as the manifest lists it."""
+    """One protocol as the manifest lists it; a level is `adjudicable` when its review companion says so."""
+    adjudicable = set(review_for(protocol.mode).adjudication_levels)
     return {
         "name": protocol.mode,
         "mode": protocol.mode,
@@ -24,7 +26,7 @@ def protocol_entry(protocol: AnnotationProtocol) -> dict[str, Any]:
         "steps": [{"value": s.value, "label": s.label} for s in protocol.steps],
         "default_steps": list(protocol.default_steps or [s.value for s in protocol.steps]),
         "plan_kinds": list(protocol.plan_kinds),
-        "label_levels": [v.as_dict() for v in protocol.vocabularies()],
+        "label_levels": [{**v.as_dict(), "adjudicable": v.name in adjudicable} for v in protocol.vocabularies()],
         "keys": [{"key": k.key, "command": k.command, "help": k.help} for k in protocol.keys],
         "guide": protocol.guide,
         "expert_step": protocol.expert_step,

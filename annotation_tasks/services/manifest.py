@@ -27,6 +27,11 @@ GENERAL_EXPORTS: dict[str, dict[str, str]] = {
                            "definitions and agreement."},
 }
 
+EXPORT_OPTIONS: dict[str, list[str]] = {
+    "qasem-release": ["no_majority"], "qa-jsonl": ["with_platform_ids"], "hf-dataset": ["with_platform_ids"],
+}
+"""The per-format options api.serializers.ExportQuerySerializer accepts beside file and aggregation."""
+
 
 def manifest() -> dict[str, Any]:
     """The whole manifest: protocols, steps, modes (protocols.manifest), importers, exports."""
@@ -37,10 +42,12 @@ def manifest() -> dict[str, Any]:
     for entry in out["protocols"]:
         for e in entry["exports"]:
             if e["value"] in exports.FORMATS and all(x["value"] != e["value"] for x in listed):
-                listed.append({**e, "protocol": entry["name"], "dataset": False})
+                listed.append({**e, "protocol": entry["name"], "dataset": False,
+                               "options": EXPORT_OPTIONS.get(e["value"], [])})
     for fmt in [*exports.FORMATS, *exports.DATASET_FORMATS]:
         if all(x["value"] != fmt for x in listed):
             info = GENERAL_EXPORTS.get(fmt, {"label": fmt, "help": ""})
-            listed.append({"value": fmt, **info, "protocol": None, "dataset": fmt in exports.DATASET_FORMATS})
+            listed.append({"value": fmt, **info, "protocol": None, "dataset": fmt in exports.DATASET_FORMATS,
+                           "options": EXPORT_OPTIONS.get(fmt, [])})
     out["exports"] = listed
     return out

@@ -1,8 +1,10 @@
 // The Adjudicate view's keyboard: j / k move, a label key picks the label and focuses the reason box without
 // typing itself, Enter there posts {level, item_id, label, reason} and moves to the next open item.
-import { afterEach, describe, expect, it, vi } from 'vitest'
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { flushPromises, mount } from '@vue/test-utils'
 import Adjudicate from '../src/dashboard/views/Adjudicate.vue'
+import { resetManifest, setManifest } from '../src/dashboard/manifest.js'
+import manifest from './fixtures/manifest.json'
 
 function row(key, level, itemId, extra = {}) {
   return {
@@ -29,7 +31,11 @@ function serve(posts) {
 const key = (k, target = window) => target.dispatchEvent(new KeyboardEvent('keydown', { key: k, bubbles: true, cancelable: true }))
 const current = (w) => w.find('[data-testid=adj-item]').attributes('data-key')
 
-afterEach(() => vi.unstubAllGlobals())
+beforeEach(() => setManifest(manifest))
+afterEach(() => {
+  vi.unstubAllGlobals()
+  resetManifest()
+})
 
 describe('Adjudicate keyboard', () => {
   it('moves with j / k, picks with a label key, confirms with Enter in the reason box', async () => {
@@ -74,6 +80,32 @@ describe('Adjudicate keyboard', () => {
     await w.find('[data-testid=reason]').setValue('equal')
     key('Enter', w.find('[data-testid=reason]').element); await flushPromises()
     expect(posts).toEqual([{ level: 'pairwise', item_id: 9, aspect: 'consistency', label: '3', reason: 'equal' }])
+    w.unmount()
+  })
+
+  it('takes a level\'s labels, keys and names from the manifest, not from a list of its own', async () => {
+    const posts = []
+    const extra = { name: 'stance', mode: 'stance', title: 'Stance', steps: [], default_steps: [], plan_kinds: ['stance'], expert_step: false,
+      guide: '', exports: [], keys: [{ key: 'a', command: 'agree', help: 'Agree' }, { key: 'd', command: 'disagree', help: 'Disagree' }],
+      label_levels: [{ name: 'stance', item_type: 'fact', labels: ['disagree', 'agree'], display: { disagree: 'Disagrees', agree: 'Agrees' }, adjudicable: true }] }
+    setManifest({ ...manifest, protocols: [...manifest.protocols, extra] })
+    const queue = { count: 1, decided: 0, agreement: [], results: [row('stance:4', 'stance', 4, { counts: { agree: 1, disagree: 1 }, context: { text: 'A fact.', sentence: 'A fact.', source_text: 'S' } })] }
+    vi.stubGlobal('fetch', vi.fn(async (url, init = {}) => {
+      if (init.method === 'POST') {
+        posts.push(JSON.parse(init.body))
+        return new Response(JSON.stringify({ id: 1, label: 'agree', reason: 'r', version: 1 }), { status: 201 })
+      }
+      return new Response(JSON.stringify(queue), { status: 200 })
+    }))
+    const w = mount(Adjudicate, { props: { project: { id: 5 } }, attachTo: document.body })
+    await flushPromises()
+    expect(w.findAll('[data-testid=adj-label]').map((b) => b.text())).toEqual(['d disagree · Disagrees', 'a agree · Agrees'])
+    expect(w.findAll('[data-testid=adj-level] option').map((o) => o.element.value)).toContain('stance')
+    expect(w.find('[data-testid=adj-item]').text()).toContain('Fact: A fact.') // rendered as its item type
+    key('a'); await flushPromises()
+    await w.find('[data-testid=reason]').setValue('r')
+    key('Enter', w.find('[data-testid=reason]').element); await flushPromises()
+    expect(posts).toEqual([{ level: 'stance', item_id: 4, label: 'agree', reason: 'r' }])
     w.unmount()
   })
 })

@@ -46,3 +46,17 @@ describe('ProtocolForm with the manifest', () => {
     expect(await submitted(w)).toEqual(standard.default_steps)
   })
 })
+
+describe('Exports with the manifest', () => {
+  it('lists every export the server declares, each protocol\'s own first, with its options', async () => {
+    const { setManifest } = await import('../src/dashboard/manifest.js')
+    const Exports = (await import('../src/dashboard/views/Exports.vue')).default
+    setManifest(manifest)
+    const w = mount(Exports, { props: { project: { id: 3 } } })
+    const shown = w.findAll('code').map((c) => c.text())
+    expect(shown).toEqual(manifest.exports.filter((e) => !e.dataset).concat(manifest.exports.filter((e) => e.dataset)).map((e) => e.value))
+    const withoutMajority = w.findAll('a').filter((a) => a.text() === 'without majority')
+    expect(withoutMajority.map((a) => new URL(a.attributes('href'), 'http://x').searchParams.get('export_format')))
+      .toEqual(manifest.exports.filter((e) => e.options.includes('no_majority')).map((e) => e.value))
+  })
+})

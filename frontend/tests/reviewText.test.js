@@ -1,13 +1,15 @@
 // The researcher screens show a tokenized import as written ("Riverton's", "$4 million", "March."), the server's
 // display (protocols/display.py: text + [word, start, end] per token), and highlight token ranges by those
 // offsets: the answer span marks exactly its written words. No screen joins tokens with spaces any more.
-import { afterEach, describe, expect, it, vi } from 'vitest'
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { flushPromises, mount } from '@vue/test-utils'
 import Review from '../src/dashboard/views/Review.vue'
 import Adjudicate from '../src/dashboard/views/Adjudicate.vue'
 import Validate from '../src/dashboard/views/Validate.vue'
 import DataView from '../src/dashboard/views/DataView.vue'
 import { route } from '../src/dashboard/router.js'
+import { setManifest } from '../src/dashboard/manifest.js'
+import manifest from './fixtures/manifest.json'
 
 const WORDS = ['Riverton', "'s", 'mayor', 'paid', '$', '4', 'million', 'in', 'March', '.']
 const TEXT = "Riverton's mayor paid $4 million in March."
@@ -28,6 +30,7 @@ function serve(routes) {
 }
 const marked = (el) => el.findAll('mark').map((m) => [m.text(), m.classes().join(' ')])
 
+beforeEach(() => setManifest(manifest))
 afterEach(() => vi.unstubAllGlobals())
 
 describe('display offsets', () => {

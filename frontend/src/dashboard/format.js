@@ -8,14 +8,6 @@ export const plural = (n, word) => `${n} ${word}${n === 1 ? '' : 's'}`
 // Imported QASem / FActScore responses arrive decomposed: they count as parsed (the parser leaves them alone).
 export const parsedLabel = (r) => (r.parsed_at ? 'yes' : r.qa_count || r.fact_count ? 'imported' : 'no')
 
-export const PROTOCOL_STEPS = [
-  ['qa_validation', 'QA validation (expert pre-step)'],
-  ['span_coverage', 'Step 1: answer-span coverage'],
-  ['qa_support', 'Step 2: QA support'],
-  ['fact_labeling', 'Atomic-fact labeling (FActScore)'],
-  ['pairwise', 'Pairwise comparison'],
-]
-
 export const STATUS_COLORS = {
   open: '#5b8def', complete: '#2f9e66', closed: '#8a94a6',
   assigned: '#5b8def', submitted: '#e0a526', approved: '#2f9e66', rejected: '#d9534f', expired: '#8a94a6', returned: '#b07cc6',
