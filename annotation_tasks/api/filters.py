@@ -90,5 +90,6 @@ class WorkerSearchFilter(SearchFilter):
         if lookup and term.lower().startswith("w-"):
             from annotation_tasks.services.identity import find_workers
 
-            return queryset.filter(**{f"{lookup}__in": find_workers(term)})
+            project = request.query_params.get("project", "")  # pseudonyms are per project: match that one's
+            return queryset.filter(**{f"{lookup}__in": find_workers(term, int(project) if project.isdigit() else None)})
         return super().filter_queryset(request, queryset, view)

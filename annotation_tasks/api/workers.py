@@ -85,6 +85,8 @@ class WorkerViewSet(ResearcherScopedMixin, viewsets.ReadOnlyModelViewSet):
             if project is not None:
                 from annotation_tasks.services import quality
 
+                context["project_id"] = project.pk  # workers are named by their pseudonym in this project
+
                 context["metrics"] = {k: m.as_dict() for k, m in quality.worker_metrics(project).items()}
                 context["standing"] = {
                     w: (s, q or {}) for w, s, q in WorkerProjectStatus.objects.filter(project=project).values_list(

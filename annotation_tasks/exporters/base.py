@@ -95,12 +95,14 @@ def majorities(rows: Iterable[tuple[str, int, int, Any]]) -> dict[tuple[str, int
 
 
 def assignment_workers(assignment_ids: Iterable[int], *, with_platform_ids: bool = False) -> dict[int, str]:
-    """{assignment id: the worker's pseudonymous id} ("W-...|provider:external_id" with platform ids): how every
-    export names a voter (services.identity names workers the same way everywhere else)."""
+    """{assignment id: the worker's pseudonymous id in the assignment's project} ("W-...|provider:external_id" with
+    platform ids): how every export names a voter (services.identity names workers the same way everywhere else).
+    Per project: a worker shared by two researchers' projects cannot be matched across their datasets."""
     ids = set(assignment_ids)
-    rows = Assignment.objects.filter(pk__in=ids).select_related("worker") if ids else []
+    rows = Assignment.objects.filter(pk__in=ids).select_related("worker", "unit") if ids else []
     return {
-        a.pk: a.worker.pseudonym + (f"|{a.worker.provider}:{a.worker.external_id}" if with_platform_ids else "")
+        a.pk: a.worker.pseudonym_in(a.unit.project_id)
+        + (f"|{a.worker.provider}:{a.worker.external_id}" if with_platform_ids else "")
         for a in rows
     }
 

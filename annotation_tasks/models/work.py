@@ -62,6 +62,17 @@ class Worker(models.Model):
                                  digest_size=5)
         return "W-" + digest.hexdigest()
 
+    def pseudonym_in(self, project_id: int | None) -> str:
+        """The worker's pseudonymous id within one project: stable there, unrelated to its id in any other project,
+        so a researcher who shares a worker with another cannot find that worker in the other's exports.
+        Everything that names a worker about a project (exports, report, review, adjudication, the workers table
+        with ?project=) uses it; `pseudonym` (no project) is only the account-wide id of lists across projects."""
+        if project_id is None:
+            return self.pseudonym
+        digest = hashlib.blake2s(f"project:{int(project_id)}|{self.provider}:{self.external_id}".encode(),
+                                 key=self.pseudonym_salt.encode(), digest_size=5)
+        return "W-" + digest.hexdigest()
+
 
 class Batch(models.Model):
     class Status(models.TextChoices):

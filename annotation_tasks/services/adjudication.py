@@ -235,7 +235,7 @@ def queue(project: Project, params: Mapping[str, Any] | None = None) -> dict[str
         "count": int(len(chosen)),
         "levels": {lv: list(level_labels(lv)) for lv in adjudication_levels()},
         "decided": int(chosen["decided"].sum()),
-        "results": _rows(chosen.iloc[offset: offset + limit], counted, adjudicated),
+        "results": _rows(chosen.iloc[offset: offset + limit], counted, adjudicated, project.pk),
         "agreement": majority_agreement(project, table, adjudicated),
     }
 
@@ -246,7 +246,7 @@ def queue_rows(project: Project, params: Mapping[str, Any] | None = None) -> Ite
     _table, chosen, counted = _chosen(project, _filters(params or {}))
     adjudicated = _adjudicated(project)
     for start in range(0, len(chosen), MAX_LIMIT):
-        yield from _rows(chosen.iloc[start: start + MAX_LIMIT], counted, adjudicated)
+        yield from _rows(chosen.iloc[start: start + MAX_LIMIT], counted, adjudicated, project.pk)
 
 
 def _adjudicated(project: Project) -> dict[Key, AdjudicatedLabel]:
@@ -263,12 +263,13 @@ def _decision(adj: AdjudicatedLabel | None) -> dict[str, Any] | None:
             "votes": adj.votes, "history": adj.history}
 
 
-def _rows(page: pd.DataFrame, counted: list[Tally], adjudicated: dict[Key, AdjudicatedLabel]) -> list[dict[str, Any]]:
+def _rows(page: pd.DataFrame, counted: list[Tally], adjudicated: dict[Key, AdjudicatedLabel],
+          project_id: int) -> list[dict[str, Any]]:
     """Queue rows of one page: the item's context, every vote with its worker, gold, majority, decision."""
     records = page.to_dict("records")
     keys: list[Key] = [(r["level"], int(r["item_id"]), r["aspect"]) for r in records]
     votes = counted_votes(keys)
-    names = worker_names({w for vs in votes.values() for _a, w, _l in vs})
+    names = worker_names({w for vs in votes.values() for _a, w, _l in vs}, project_id)
     by_level: dict[str, list[int]] = defaultdict(list)
     for level, item, _aspect in keys:
         by_level[level].append(item)
@@ -377,7 +378,7 @@ def decide(project: Project, data: Any, user) -> AdjudicatedLabel:
     clean = parse_decision(project, data)
     key: Key = (clean["level"], clean["item_id"], clean["aspect"])
     votes = counted_votes([key]).get(key, [])
-    names = worker_names({w for _a, w, _l in votes})
+    names = worker_names({w for _a, w, _l in votes}, project.pk)
     seen = [{"assignment_id": a, "worker_id": w, "worker": names.get(w, {}).get("pseudonym"),
              "name": names.get(w, {}).get("name", str(w)), "label": lab} for a, w, lab in votes]
     majority = majority_of(clean["level"], Counter(v["label"] for v in seen)) or ""

@@ -51,11 +51,10 @@ def to_jsonable(value: Any) -> Any:
     return value
 
 
-def _named_workers(rows: list[dict[str, Any]], who: dict[int, dict[str, Any]] | None = None) -> list[dict[str, Any]]:
+def _named_workers(rows: list[dict[str, Any]], who: dict[int, dict[str, Any]]) -> list[dict[str, Any]]:
     """Add each worker's pseudonym ("worker") and display name ("name") beside its pk: the same identity as the
     dashboard, the `workers` command and the exports (services.identity). `who`: identity.describe_many of
-    these workers, when already read."""
-    who = who if who is not None else identity.describe_many({r["worker_id"] for r in rows})
+    these workers in the report's project (pseudonyms are per project)."""
     unknown = {"pseudonym": None, "name": None}
     return [
         {**r, "worker": who.get(r["worker_id"], unknown)["pseudonym"] or str(r["worker_id"]),
@@ -110,7 +109,8 @@ def build_report(project: Project | str, by: str | None = None, aggregation: Seq
     labels = frames.labels_frame(project, responses=responses, items={"qa": qas})
     counts = counts_by_level(labels)  # each level's item counts and majorities: one pass, shared by every section
     workers, confusion = worker_table(labels, counts), worker_confusion(labels, counts)
-    who = identity.describe_many({r["worker_id"] for r in workers} | {r["worker_id"] for r in confusion})
+    who = identity.describe_many({r["worker_id"] for r in workers} | {r["worker_id"] for r in confusion},
+                                 project_id=project.pk)
     report: dict[str, Any] = {
         "project": project.name,
         "by": by,

@@ -36,10 +36,10 @@ PAYLOAD_KEYS = {"spans": "spans", "qas": "qas", "facts": "facts"}
 # -- names ------------------------------------------------------------------------------------------
 
 
-def worker_names(worker_ids: Iterable[int]) -> dict[int, dict[str, Any]]:
-    """{worker id: {id, pseudonym, name}}: the one identity every surface shows (services.identity); platform
-    ids stay out of review screens, as everywhere unless a researcher asks for them."""
-    return identity.describe_many(worker_ids)
+def worker_names(worker_ids: Iterable[int], project_id: int | None) -> dict[int, dict[str, Any]]:
+    """{worker id: {id, pseudonym, name}} in the project: the one identity every surface shows (services.identity;
+    pseudonyms are per project); platform ids stay out of review screens, as everywhere unless asked for."""
+    return identity.describe_many(worker_ids, project_id=project_id)
 
 
 # -- votes, gold, majorities -----------------------------------------------------------------------
@@ -249,7 +249,7 @@ def assignment_review(assignment: Assignment) -> dict[str, Any]:
     gold = gold_of(keys)
     others = counted_votes(keys, exclude_worker=assignment.worker_id)
     adjudicated = adjudicated_of(keys)
-    names = worker_names({w for votes in others.values() for _a, w, _l in votes})
+    names = worker_names({w for votes in others.values() for _a, w, _l in votes}, unit.project_id)
     for row, key in zip(items, keys, strict=True):
         votes = others.get(key, [])
         counts = Counter(v[2] for v in votes)
@@ -263,7 +263,7 @@ def assignment_review(assignment: Assignment) -> dict[str, Any]:
         adj = adjudicated.get(key)
         row["adjudicated"] = None if adj is None else {"label": adj.value, "reason": adj.reason}
     summary = summaries([assignment])[assignment.pk]
-    worker = worker_names([assignment.worker_id]).get(assignment.worker_id)
+    worker = worker_names([assignment.worker_id], unit.project_id).get(assignment.worker_id)
     return {
         "assignment": {
             "id": assignment.pk, "status": assignment.status, "unit": unit.pk, "mode": unit.mode,
@@ -310,5 +310,5 @@ def worker_review(project: Project, worker: Worker) -> dict[str, Any]:
         "notes": sum(r["notes"] for r in rows),
     }
     here = WorkerProjectStatus.objects.filter(worker=worker, project=project).values_list("status", flat=True).first()
-    return {"project": project.pk, "worker": {**identity.describe(worker), "status": here or Worker.Status.ACTIVE},
+    return {"project": project.pk, "worker": {**identity.describe(worker, project_id=project.pk), "status": here or Worker.Status.ACTIVE},
             "totals": totals, "assignments": rows}

@@ -97,7 +97,7 @@ def test_report_dict_on_the_small_project(project) -> None:
     workers = {r["worker"]: r for r in report["workers"] if r["level"] == "span"}
     from annotation_tasks.models import Worker
 
-    assert set(workers) == {w.pseudonym for w in Worker.objects.filter(external_id__in=["w0", "w1"])}
+    assert set(workers) == {w.pseudonym_in(project.pk) for w in Worker.objects.filter(external_id__in=["w0", "w1"])}
 
 
 def test_pairwise_section_reads_counted_preferences(project) -> None:

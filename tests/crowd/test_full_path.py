@@ -86,7 +86,7 @@ def test_mturk_path(client, fake_mturk, settings):
     assert SpanLabel.objects.filter(assignment=a).count() == 2
 
     table = run("workers", "--project", "Path MTurk")  # workers by pseudonym; platform ids only when asked
-    assert a.worker.pseudonym in table and "AWORKER1" not in table and "100.0% (2/2)" in table
+    assert a.worker.pseudonym_in(a.unit.project_id) in table and "AWORKER1" not in table and "100.0% (2/2)" in table
     assert "AWORKER1" in run("workers", "--project", "Path MTurk", "--with-platform-ids")
 
     quality_settings(batch)

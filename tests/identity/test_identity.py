@@ -63,20 +63,23 @@ def test_api_names_workers_and_searches_by_name_and_pseudonym(world, users, as_u
     identity.set_display_name(ann, "Ann Smith")
     rows = as_user("alice").get("/api/workers/", {"project": world.a.pk}).json()["results"]
     by_id = {r["id"]: r for r in rows}
-    assert by_id[ann.pk]["name"] == "Ann Smith" and by_id[ann.pk]["pseudonym"] == ann.pseudonym
+    assert by_id[ann.pk]["name"] == "Ann Smith" and by_id[ann.pk]["pseudonym"] == ann.pseudonym_in(world.a.pk)
     found = as_user("alice").get("/api/workers/", {"search": ann.pseudonym}).json()["results"]
-    assert [r["id"] for r in found] == [ann.pk]
+    assert [r["id"] for r in found] == [ann.pk]  # without a project: the account-wide id
+    in_a = {"project": world.a.pk, "search": ann.pseudonym_in(world.a.pk)}
+    assert [r["id"] for r in as_user("alice").get("/api/workers/", in_a).json()["results"]] == [ann.pk]
     assert [r["id"] for r in as_user("alice").get("/api/workers/", {"search": "smith"}).json()["results"]] == [ann.pk]
     # the project scope still holds: bob's project has no ann
     assert as_user("bob").get("/api/workers/", {"search": ann.pseudonym}).json()["results"] == []
-    assigned = as_user("alice").get("/api/assignments/", {"project": world.a.pk, "search": ann.pseudonym}).json()
-    assert [a["worker"]["pseudonym"] for a in assigned["results"]] == [ann.pseudonym]
+    assigned = as_user("alice").get("/api/assignments/", {"project": world.a.pk,
+                                                          "search": ann.pseudonym_in(world.a.pk)}).json()
+    assert [a["worker"]["pseudonym"] for a in assigned["results"]] == [ann.pseudonym_in(world.a.pk)]
     assert assigned["results"][0]["worker"]["name"] == "Ann Smith"
 
 
 def test_exported_votes_carry_the_voters_pseudonyms(released):
     lines = [json.loads(x) for x in qa_jsonl.export_lines(released)]
-    pseudonyms = {w.pseudonym: w for w in Worker.objects.all()}
+    pseudonyms = {w.pseudonym_in(released.pk): w for w in Worker.objects.all()}
     for line in lines:
         assert len(line["workers"]) == len(line["votes"]) and set(line["workers"]) <= set(pseudonyms)
         assert len(set(line["workers"])) == len(line["workers"])
@@ -89,7 +92,7 @@ def test_exported_votes_carry_the_voters_pseudonyms(released):
     assert after["votes"] == [first["votes"][0], first["votes"][2]]
     with_ids = json.loads(next(qa_jsonl.export_lines(released, with_platform_ids=True)))
     w0 = pseudonyms[after["workers"][0]]
-    assert with_ids["workers"][0] == f"{w0.pseudonym}|{w0.provider}:{w0.external_id}"
+    assert with_ids["workers"][0] == f"{w0.pseudonym_in(released.pk)}|{w0.provider}:{w0.external_id}"
     assert all(w.external_id not in json.dumps(lines) for w in pseudonyms.values())
 
 
@@ -105,7 +108,7 @@ def test_export_command_platform_ids_only_where_the_format_has_room(released, tm
 
 def test_report_and_workers_command_use_the_same_identity(released):
     report = build_report(released)
-    pseudonyms = {w.pk: w.pseudonym for w in Worker.objects.all()}
+    pseudonyms = {w.pk: w.pseudonym_in(released.pk) for w in Worker.objects.all()}
     assert report["workers"] and all(r["worker"] == pseudonyms[r["worker_id"]] for r in report["workers"])
     out = io.StringIO()
     call_command("workers", "--project", "released", stdout=out)
@@ -116,7 +119,8 @@ def test_report_and_workers_command_use_the_same_identity(released):
     call_command("workers", "--project", "released", "--with-platform-ids", stdout=out)
     assert "qasem-release:" in out.getvalue()
     some = Worker.objects.filter(provider="imported").first()
-    assert identity.worker_by_ref(some.pseudonym) == some and identity.worker_by_ref(str(some.pk)) == some
+    assert identity.worker_by_ref(some.pseudonym_in(released.pk), released.pk) == some
+    assert identity.worker_by_ref(str(some.pk)) == some
     with pytest.raises(identity.IdentityError, match="no worker"):
         identity.worker_by_ref("W-0000000000")
 
@@ -134,3 +138,28 @@ def test_units_and_assignments_tables_search(world, as_user):
     assert client.get("/api/units/", {"search": "s-b"}).json()["count"] == 0  # bob's unit stays out of sight
     found = client.get("/api/assignments/", {"project": world.a.pk, "search": "eve"}).json()["results"]
     assert [a["id"] for a in found] == [world.other_assignment.pk]
+
+
+def test_a_shared_worker_has_unrelated_pseudonyms_in_two_projects_and_a_stable_one_in_each(world, users, as_user):
+    """Issue 23 item 9: before, a worker of alice's and bob's projects was the same W-... in both exports, so
+    either researcher could find the other's votes of that worker. Pseudonyms are per project, stable there."""
+    from annotation_tasks.models import QALabel
+
+    shared = Worker.objects.create(provider="mturk", external_id="A9SHARED")
+    for qa, unit in ((world.qa_a, world.unit_a), (world.qa_b, world.unit_b)):
+        assignment = Assignment.objects.create(unit=unit, worker=shared, status=Assignment.Status.APPROVED)
+        QALabel.objects.create(assignment=assignment, qa=qa, supported=True)
+
+    def names(project: Project) -> set[str]:
+        return {w for x in qa_jsonl.export_lines(project) for w in json.loads(x)["workers"]}
+
+    in_a, in_b = shared.pseudonym_in(world.a.pk), shared.pseudonym_in(world.b.pk)
+    assert in_a != in_b and PSEUDONYM.match(in_a) and PSEUDONYM.match(in_b)
+    assert in_a in names(world.a) and in_b in names(world.b)
+    assert in_a not in names(world.b) and in_b not in names(world.a) and shared.pseudonym not in names(world.a)
+    assert names(world.a) == names(world.a)  # stable: every export of a project names its workers alike
+    report = {r["worker"] for r in build_report(world.a)["workers"]}
+    assert in_a in report and in_b not in report  # the report and the export of a project agree
+    # alice holding bob's export cannot look its pseudonym up in her own project's tables
+    assert as_user("alice").get("/api/workers/", {"project": world.a.pk, "search": in_b}).json()["results"] == []
+    assert as_user("alice").get("/api/workers/", {"search": in_b}).json()["results"] == []

@@ -65,7 +65,7 @@ def test_report_counts_unlabelled_responses_and_lists_systems_without_labels(tmp
     assert "no labels yet: system fresh (3 responses)" in render_text(report)
     assert "7 responses (4 with labels, 3 without)" in render_text(report)
     assert "median 42 s" in render_text(report)
-    pseudonyms = {w.pk: w.pseudonym for w in Worker.objects.all()}
+    pseudonyms = {w.pk: w.pseudonym_in(project.pk) for w in Worker.objects.all()}
     assert {r["level"] for r in report["confusion"]} == {"qa", "span"}
     assert all(r["worker"] == pseudonyms[r["worker_id"]] for r in report["confusion"])
     n = Assignment.objects.filter(unit__project=project, status__in=Assignment.Status.counted()).count()

@@ -34,14 +34,14 @@ class Command(BaseCommand):
         project = project_named(opts["project"])
         try:
             if opts["block"] or opts["unblock"]:
-                worker = identity.worker_by_ref(opts["block"] or opts["unblock"])
+                worker = identity.worker_by_ref(opts["block"] or opts["unblock"], project.pk)
                 if not opts["reason"]:
                     raise CommandError("--reason is required (it is logged)")
                 if opts["block"]:  # the CLI's --block is a platform block (its help says so)
                     d = quality.block(worker, opts["reason"], project=project, platform=True)
                 else:
                     d = quality.unblock(worker, opts["reason"], project=project)
-                self.stdout.write(f"{d.action} {worker.pseudonym}: {d.status} (decision {d.pk})")
+                self.stdout.write(f"{d.action} {worker.pseudonym_in(project.pk)}: {d.status} (decision {d.pk})")
             if opts["reverse"]:
                 if not opts["reason"]:
                     raise CommandError("--reason is required (it is logged)")
@@ -49,12 +49,12 @@ class Command(BaseCommand):
                 self.stdout.write(f"reversed decision {opts['reverse']} with {d.action} (decision {d.pk})")
             if opts["evaluate"]:
                 for d in quality.evaluate_workers(project):
-                    self.stdout.write(f"{d.action} {d.worker.pseudonym}: {d.reason}")
+                    self.stdout.write(f"{d.action} {d.worker.pseudonym_in(project.pk)}: {d.reason}")
         except (ProviderError, quality.QualityError, identity.IdentityError, QualityDecision.DoesNotExist) as exc:
             raise CommandError(str(exc)) from exc
         metrics = sorted(quality.worker_metrics(project).values(), key=lambda m: (m.provider, m.external_id))
         with_ids = opts["with_platform_ids"]
-        who = identity.describe_many([m.worker_id for m in metrics], with_platform_ids=with_ids)
+        who = identity.describe_many([m.worker_id for m in metrics], project_id=project.pk, with_platform_ids=with_ids)
         rows = [
             [str(m.worker_id), who[m.worker_id]["pseudonym"], who[m.worker_id]["name"], m.provider,
              *([who[m.worker_id]["platform_id"]] if with_ids else []), str(m.units_done),
@@ -69,5 +69,5 @@ class Command(BaseCommand):
         if opts["decisions"]:
             for d in QualityDecision.objects.filter(worker__assignments__unit__project=project).distinct():
                 self.stdout.write(
-                    f"{d.pk} {d.created_at:%Y-%m-%d %H:%M} {d.worker.pseudonym} {d.action} {d.status}: {d.reason}"
+                    f"{d.pk} {d.created_at:%Y-%m-%d %H:%M} {d.worker.pseudonym_in(project.pk)} {d.action} {d.status}: {d.reason}"
                 )
