@@ -18,11 +18,11 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.template.loader import render_to_string
 from django.utils.cache import add_never_cache_headers
 from django.views.decorators.http import require_GET, require_http_methods
-from rest_framework.throttling import BaseThrottle
 
+from annotation_tasks.client_address import client_address
 from annotation_tasks.crowd import EntryContext, EntryVerdict, available_providers, get_provider
 from annotation_tasks.middleware import frameable
-from annotation_tasks.models import Assignment, Project, Unit, Worker, WorkerProjectStatus
+from annotation_tasks.models import Assignment, Project, ProjectMembership, Unit, Worker, WorkerProjectStatus
 from annotation_tasks.services import identity, queue, work
 from annotation_tasks.services.local_workers import accept_invite, local_worker_for
 from annotation_tasks.services.tokens import (
@@ -143,7 +143,7 @@ def _unverified_flood(request: HttpRequest, unit: Unit, provider_name: str, work
     already seen from the address is not counted again, so a real worker reopening their page is never stopped.
     """
     limit = settings.UNVERIFIED_ENTRIES_PER_CLIENT
-    key = f"unverified-entries:{unit.project_id}:{BaseThrottle().get_ident(request)}"
+    key = f"unverified-entries:{unit.project_id}:{client_address(request)}"
     seen: list[str] = cache.get(key, [])
     who = f"{provider_name}:{worker_id}"
     if who in seen:
@@ -204,7 +204,8 @@ def unit_entry(request: HttpRequest, ref: str) -> HttpResponse:
 @require_http_methods(["GET", "POST"])
 def invite(request: HttpRequest, token: str) -> HttpResponse:
     """/invite/<signed>/: joins the project as an annotator and starts work. Someone new first gives the name
-    researchers will know them by (services.identity); a signed-in user joins at once."""
+    researchers will know them by (services.identity); a signed-in user is asked first (a link opened in a
+    signed-in browser must not add that account to a stranger's project), and a member goes straight to work."""
     try:
         project = get_object_or_404(Project, pk=read_invite_token(token))
     except BadToken:
@@ -222,7 +223,9 @@ def invite(request: HttpRequest, token: str) -> HttpResponse:
                           {"project": project, "name": name, "error": error}, status=400 if error else 200)
         user = accept_invite(project, None, name=name)
         login(request, user, backend="django.contrib.auth.backends.ModelBackend")
-    else:
+    elif not ProjectMembership.objects.filter(project=project, user=request.user).exists():
+        if request.method == "GET":
+            return render(request, "annotation_tasks/invite.html", {"project": project, "signed_in": True})
         accept_invite(project, request.user)
     return redirect("annotate", project_id=project.pk)
 

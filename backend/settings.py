@@ -6,6 +6,9 @@ and the embedded parser. Production sets DATABASE_URL (PostgreSQL) and CELERY_BR
 from pathlib import Path
 
 import environ
+from django.core.checks.security.base import SECRET_KEY_INSECURE_PREFIX as _SECRET_KEY_INSECURE_PREFIX
+from django.core.checks.security.base import SECRET_KEY_MIN_LENGTH as _SECRET_KEY_MIN_LENGTH
+from django.core.checks.security.base import SECRET_KEY_MIN_UNIQUE_CHARACTERS as _SECRET_KEY_MIN_UNIQUE
 from django.core.exceptions import ImproperlyConfigured
 
 BASE_DIR = Path(__file__).resolve().parent.parent
@@ -33,6 +36,16 @@ if not SECRET_KEY or (SECRET_KEY == DEV_SECRET_KEY and not DEBUG):
         "SECRET_KEY is not set: set the SECRET_KEY environment variable to a long random value (or SECRET_KEY_FILE "
         f"to a file holding one; scripts/setup.sh writes {_SECRET_KEY_FILE}). The public development key is "
         "accepted only with DEBUG=true."
+    )
+# A guessable key forges sessions, invites and assignment tokens: outside DEBUG a key Django's security.W009 would
+# call weak (under 50 characters, under 5 different ones, or "django-insecure-...") stops the start, not a warning.
+if not DEBUG and (len(SECRET_KEY) < _SECRET_KEY_MIN_LENGTH or len(set(SECRET_KEY)) < _SECRET_KEY_MIN_UNIQUE
+                  or SECRET_KEY.startswith(_SECRET_KEY_INSECURE_PREFIX)):
+    raise ImproperlyConfigured(
+        f"SECRET_KEY is too weak: {len(SECRET_KEY)} characters, {len(set(SECRET_KEY))} different; outside DEBUG it "
+        f"needs at least {_SECRET_KEY_MIN_LENGTH} characters with at least {_SECRET_KEY_MIN_UNIQUE} different ones "
+        f"and no {_SECRET_KEY_INSECURE_PREFIX!r} prefix (Django's security.W009). Make one with: python -c "
+        "'import secrets; print(secrets.token_urlsafe(50))'"
     )
 ALLOWED_HOSTS = env("ALLOWED_HOSTS")
 CSRF_TRUSTED_ORIGINS = env.list("CSRF_TRUSTED_ORIGINS", default=[])
@@ -180,6 +193,17 @@ LOGIN_RATE = env.str("LOGIN_RATE", default="10/min")  # failed logins per client
 # Platform workers the platform cannot vouch for yet (MTurk before a submit) one client address may bring into one
 # project per hour; more get 429 (annotation_tasks.pages._unverified_flood). A worker seen before is not counted.
 UNVERIFIED_ENTRIES_PER_CLIENT = env.int("UNVERIFIED_ENTRIES_PER_CLIENT", default=5)
+# Whose X-Forwarded-For the rate limits above believe (annotation_tasks.client_address): TRUSTED_PROXIES lists the
+# proxies' addresses or networks ("127.0.0.1,10.0.0.0/8"), or NUM_PROXIES says how many stand in front. Default
+# neither: the connection's own address (REMOTE_ADDR), so a made-up header never makes a new client.
+TRUSTED_PROXIES = env.list("TRUSTED_PROXIES", default=[])
+NUM_PROXIES = env.int("NUM_PROXIES", default=0)
+try:
+    import ipaddress as _ipaddress
+
+    [_ipaddress.ip_network(_p, strict=False) for _p in TRUSTED_PROXIES]
+except ValueError as _exc:
+    raise ImproperlyConfigured(f"TRUSTED_PROXIES: {_exc} (give addresses or networks, comma-separated)") from None
 # API tokens (POST /api/auth/token/) expire this many hours after they were issued; a new POST issues a new one.
 API_TOKEN_MAX_AGE_HOURS = env.float("API_TOKEN_MAX_AGE_HOURS", default=24.0 * 7)
 
@@ -200,6 +224,7 @@ REST_FRAMEWORK = {
         "rest_framework.parsers.MultiPartParser",
     ],
     "DEFAULT_THROTTLE_RATES": {"login": LOGIN_RATE},
+    "NUM_PROXIES": NUM_PROXIES,  # DRF's own get_ident; ours (client_address) also reads TRUSTED_PROXIES
 }
 SPECTACULAR_SETTINGS = {
     "TITLE": "FactCrowd API",

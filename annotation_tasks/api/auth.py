@@ -3,7 +3,8 @@
 - ExpiringTokenAuthentication (api.authentication): DRF's token, refused API_TOKEN_MAX_AGE_HOURS after issue.
 - ObtainExpiringToken (POST /api/auth/token/): issues a fresh token when the old one expired; throttled.
 - LoginThrottle / ThrottledLoginView: the login page and the token endpoint allow LOGIN_RATE attempts per
-  client address (DRF's SimpleRateThrottle over Django's cache: share it between processes with CACHE_URL).
+  client address (DRF's SimpleRateThrottle over Django's cache: share it between processes with CACHE_URL);
+  the address is annotation_tasks.client_address's: X-Forwarded-For only from TRUSTED_PROXIES / NUM_PROXIES.
 """
 from __future__ import annotations
 
@@ -21,6 +22,7 @@ from rest_framework.response import Response
 from rest_framework.throttling import SimpleRateThrottle
 
 from annotation_tasks.api.authentication import token_expired, token_max_age
+from annotation_tasks.client_address import client_address
 
 
 class LoginThrottle(SimpleRateThrottle):
@@ -30,6 +32,9 @@ class LoginThrottle(SimpleRateThrottle):
 
     def get_rate(self) -> str:
         return getattr(settings, "LOGIN_RATE", "10/min")
+
+    def get_ident(self, request) -> str:
+        return client_address(request)
 
     def get_cache_key(self, request, view) -> str:
         return self.cache_format % {"scope": self.scope, "ident": self.get_ident(request)}

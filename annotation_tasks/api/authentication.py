@@ -1,5 +1,5 @@
-"""API tokens that expire. No DRF views are imported here: DRF loads this module from settings while its views
-module is still being imported."""
+"""API tokens that expire, and end when their user's password changes. No DRF views are imported here: DRF loads
+this module from settings while its views module is still being imported."""
 from __future__ import annotations
 
 from datetime import timedelta
@@ -27,3 +27,15 @@ class ExpiringTokenAuthentication(TokenAuthentication):
         if token_expired(token):
             raise exceptions.AuthenticationFailed("Token expired: POST /api/auth/token/ for a new one.")
         return user, token
+
+
+def end_tokens_on_password_change(sender, instance, update_fields=None, **kwargs) -> None:
+    """pre_save of the user model: a new password deletes the user's API tokens, as it ends their sessions.
+
+    A token is a password-equivalent: whoever changes a leaked password expects the leak closed. Saves that
+    name their fields without the password (last_login on every sign-in) cost no query."""
+    if instance.pk is None or (update_fields is not None and "password" not in update_fields):
+        return
+    old = type(instance).objects.filter(pk=instance.pk).values_list("password", flat=True).first()
+    if old is not None and old != instance.password:
+        Token.objects.filter(user_id=instance.pk).delete()
