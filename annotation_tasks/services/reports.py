@@ -18,6 +18,9 @@ from annotation_tasks.analysis.consistency import system_consistency
 from annotation_tasks.analysis.crowd_models import compare_with_majority
 from annotation_tasks.analysis.factscore import human_factscore
 from annotation_tasks.analysis.pairwise import pairwise_summary
+from annotation_tasks.analysis.uncertainty import MODELS as UNCERTAINTY_MODELS
+from annotation_tasks.analysis.uncertainty import estimate as estimate_uncertainty
+from annotation_tasks.analysis.uncertainty import summary as uncertainty_summary
 from annotation_tasks.analysis.worker_views import groups_without_labels, time_histogram, worker_confusion
 from annotation_tasks.models import Assignment, Project
 from annotation_tasks.services import campaigns, frames, identity
@@ -89,6 +92,17 @@ def _time_on_task(project: Project) -> dict[str, Any]:
     return time_histogram(m / 1000 for m in ms.iterator())
 
 
+def _uncertainty(labels: pd.DataFrame, aggregation: Sequence[str], who: dict[int, dict[str, Any]]) -> dict | None:
+    """Item difficulty (least certain labels first) and worker ability (accuracy with its SE) under the first
+    modelled aggregation asked for (Dawid-Skene or GLAD), else the majority (analysis.uncertainty)."""
+    if labels.empty:
+        return None
+    model = next((m for m in aggregation if m in UNCERTAINTY_MODELS and m != "majority"), "majority")
+    section = uncertainty_summary(estimate_uncertainty(labels[["level", "item_id", "worker_id", "label"]], model))
+    section["workers"] = _named_workers(section["workers"], who)  # type: ignore[arg-type]
+    return section
+
+
 def build_report(project: Project | str, by: str | None = None, aggregation: Sequence[str] = ()) -> dict[str, Any]:
     """Assemble the report of a project, optionally broken down by dataset, system or split (a campaign
     project: by any of its groupings); `aggregation` adds where Dawid-Skene / GLAD / MACE differ from the majority."""
@@ -146,6 +160,7 @@ def build_report(project: Project | str, by: str | None = None, aggregation: Seq
     report["pairwise"] = pairwise_summary(frames.preferences_frame(project))
     try:
         report["aggregation"] = compare_with_majority(labels, aggregation) if aggregation else None
+        report["uncertainty"] = _uncertainty(labels, aggregation, who)
     except ValueError as exc:
         raise ReportError(str(exc)) from exc
     from annotation_tasks.services.adjudication import majority_agreement
@@ -251,4 +266,26 @@ def render_text(report: dict[str, Any], max_workers: int = 20) -> str:
              for r in ranked],
         )
     lines += campaigns.render_aggregation(report.get("aggregation"), max_workers)
+    lines += _render_uncertainty(report.get("uncertainty"), max_workers)
     return "\n".join(lines) + "\n"
+
+
+def _render_uncertainty(section: dict[str, Any] | None, max_rows: int) -> list[str]:
+    """Item difficulty and worker ability tables (the JSON holds every worker and the 50 least certain items)."""
+    if not section:
+        return []
+    lines = ["", f"Label certainty ({section['model']}: posterior of the aggregated label, 95% interval)"]
+    lines += _table(["level", "items", "mean posterior", "below 0.9"],
+                    [[r["level"], str(r["items"]), _fmt(r["mean_posterior"]), str(r["below_0_9"])]
+                     for r in section["levels"]])
+    items = section["items"][:max_rows]
+    lines += ["", f"Item difficulty (the {len(items)} least certain)"]
+    lines += _table(["level", "item", "label", "votes", "posterior", "95% CI"],
+                    [[r["level"], str(r["item_id"]), str(r["label"]), str(r["n_votes"]), _fmt(r["posterior"]),
+                      f"{r['ci_low']:.2f}–{r['ci_high']:.2f}"] for r in items])
+    workers = section["workers"][:max_rows]
+    lines += ["", f"Worker ability (top {len(workers)}: estimated accuracy ± SE)"]
+    lines += _table(["level", "worker", "labels", "accuracy", "se"],
+                    [[r["level"], str(r.get("worker", r["worker_id"])), str(r["n_labels"]), _fmt(r["accuracy"]),
+                      _fmt(r["se"])] for r in workers])
+    return lines
