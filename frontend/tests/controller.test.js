@@ -140,7 +140,7 @@ describe('controller: keys and actions', () => {
     expect(c.state.cursor.item).toBe(0) // j did not move
     c.editorFocused() // the editor took focus: keys are the input's own again
     expect(c.typeAhead('x')).toBe(false)
-    c.factOp('edit', c.editing.value, c.editText.value)
+    c.itemOp('edit', c.editing.value, c.editText.value)
     c.stopEditing()
     expect(c.items(0)[0].text).toBe('A man died from measles. js')
     await key('s')

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { flushPromises, mount } from '@vue/test-utils'
 import FactcrowdAnnotator from '../src/annotator/FactcrowdAnnotator.ce.vue'
-import { factPassages } from '../src/annotator/evidence.js'
+import { factPassages } from '../src/annotator/protocols/factscore/evidence.js'
 import { sampleUnit } from '../src/demo/sampleUnit.js'
 
 // Offsets of the given words in a text (what the server's matched_offsets sends).

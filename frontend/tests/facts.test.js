@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import * as F from '../src/annotator/facts.js'
+import * as F from '../src/annotator/protocols/factscore/facts.js'
 
 const response = {
   id: 5,

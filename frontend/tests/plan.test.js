@@ -17,7 +17,6 @@ describe('sections come from the plan the server sends', () => {
     const model = S.buildModel(unit)
     expect(kinds(model)).toEqual(['qa:1', 'pairwise:null', 'span:0'])
     expect(model.sections[1].items.map((i) => i.aspect)).toEqual(['consistency'])
-    expect(model.aspects).toEqual(['consistency'])
     expect(model.sections[0]).toMatchObject({ step: 1, derivesFromSpans: false, planKind: 'qa_support' })
   })
 

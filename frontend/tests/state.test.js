@@ -169,7 +169,7 @@ describe('validation before submit', () => {
     const { model, state } = setup({ mode: 'factscore' })
     labelEverything(model, state)
     S.select(model, state, 0, 0)
-    S.changeFacts(model, state, 'add', undefined)
+    S.changeItems(model, state, 'add', undefined)
     const missing = S.missingItems(model, state)
     expect(missing).toHaveLength(1)
     expect(missing[0].message).toMatch(/empty/)
@@ -177,7 +177,7 @@ describe('validation before submit', () => {
   it('notes are sent with the QA', () => {
     const { model, state } = setup()
     const qa = model.sections[1].items[0]
-    S.setNote(state, qa.id, 'close paraphrase')
+    S.setNote(model, state, 1, qa.id, 'close paraphrase')
     S.select(model, state, 1, 0)
     S.label(model, state, true)
     expect(S.submitLabels(model, state).qas[0]).toEqual({ qa_id: qa.id, supported: true, derived_from_span: false, note: 'close paraphrase' })
@@ -190,13 +190,13 @@ describe('fact changes through the state', () => {
     const rid = model.responses[0].id
     const before = state.labels.facts[rid].length
     S.select(model, state, 0, 1)
-    S.changeFacts(model, state, 'split', undefined, ['The man was 52 years old', 'and from Ohio.'])
+    S.changeItems(model, state, 'split', undefined, ['The man was 52 years old', 'and from Ohio.'])
     expect(state.labels.facts[rid]).toHaveLength(before + 1)
     expect(state.cursor.item).toBe(1)
     expect(state.labels.facts[rid][2].text).toBe('and from Ohio.')
-    S.changeFacts(model, state, 'merge')
+    S.changeItems(model, state, 'merge')
     expect(state.labels.facts[rid]).toHaveLength(before)
-    S.changeFacts(model, state, 'delete')
+    S.changeItems(model, state, 'delete')
     expect(state.labels.facts[rid]).toHaveLength(before - 1)
     S.undo(state)
     S.undo(state)
@@ -210,7 +210,7 @@ describe('draft round trip', () => {
     const { model, state } = setup()
     S.label(model, state, true)
     S.label(model, state, false)
-    S.setNote(state, model.sections[1].items[0].id, 'hm')
+    S.setNote(model, state, 1, model.sections[1].items[0].id, 'hm')
     state.started = true
     const wire = JSON.parse(JSON.stringify({ draft: S.toDraft(state, 4321) }))
     const restored = S.fromDraft(model, wire.draft)
@@ -221,7 +221,7 @@ describe('draft round trip', () => {
   })
   it('factscore lists survive', () => {
     const { model, state } = setup({ mode: 'factscore' })
-    S.changeFacts(model, state, 'split', undefined, 10)
+    S.changeItems(model, state, 'split', undefined, 10)
     S.label(model, state, 'NS')
     const restored = S.fromDraft(model, JSON.parse(JSON.stringify(S.toDraft(state))))
     expect(restored.labels.facts).toEqual(state.labels.facts)

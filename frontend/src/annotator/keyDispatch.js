@@ -31,13 +31,14 @@ export function handleKeydown(c, e) {
     e.preventDefault()
     return
   }
-  const action = keyAction(e, c.currentSection.value?.kind)
+  const action = keyAction(e, c.currentModule.value)
   if (!action) return
   e.preventDefault()
   runAction(c, action)
 }
 
-/** Do what a key action (keyboard.js keyAction) asks, on the current item. */
+/** Do what a key action (keyboard.js keyAction) asks, on the current item; a kind's own commands (note, edit...)
+ * are run by its module (protocols/). */
 export function runAction(c, action) {
   const cur = c.current.value
   const { cursor } = c.state
@@ -51,10 +52,6 @@ export function runAction(c, action) {
     case 'help': c.openHelp(); break
     case 'escape': c.message.value = null; break
     case 'submit': c.submit(); break
-    case 'note': if (cur) c.openNote(cur.id); break
-    case 'edit': case 'split': if (cur) c.startEditing(cur.key); break
-    case 'add': if (cur) c.addFactAfter(cur.key); else c.addFactToSentence(0); break
-    case 'delete': if (cur) c.factOp('delete', cur.key); break
-    case 'merge': if (cur) c.factOp('merge', cur.key); break
+    default: c.currentModule.value?.run?.[action.type]?.(c, cur)
   }
 }

@@ -1,88 +1,17 @@
-// The annotation session as plain data: a static model of the unit (sections and items) and a mutable state
-// (labels, cursor, undo history). No Vue, no DOM: everything here runs in Node.
-import * as facts from './facts.js'
-import { resolvePlan, SECTION_KIND } from './plan.js'
+// The annotation session as plain data: a static model of the unit (model.js: sections and items) and a mutable
+// state (labels, cursor, undo history). What an item's value is, how it is sent, restored and described is its plan
+// kind's business (protocols/): this file asks the section's module and knows no kind. No Vue, no DOM: everything
+// here runs in Node.
+import { buildModel, moduleOf } from './model.js'
+import { LABEL_BUCKETS, SUBMIT_KEYS } from './protocols/index.js'
 
-const LETTERS = 'ABCDEFGHIJ'
+export { buildModel, moduleOf }
+
 const HISTORY_LIMIT = 200
 
-export const KIND_NOUN = { span: 'spans', qa: 'QAs', fact: 'facts', pairwise: 'comparisons', validation: 'QAs' }
-
-function indexResponse(r, i) {
-  const predicates = [...(r.predicates || [])].sort((a, b) => a.token_index - b.token_index)
-  const predicateById = new Map(predicates.map((p) => [p.id, p]))
-  const order = new Map(predicates.map((p, k) => [p.id, k]))
-  const qas = (r.qas || [])
-    .map((q, k) => ({ q, k }))
-    .sort((a, b) => (order.get(a.q.predicate_id) ?? 1e9) - (order.get(b.q.predicate_id) ?? 1e9) || a.k - b.k)
-    .map(({ q }) => q)
-  const spans = [...(r.spans || [])].sort((a, b) => a.start - b.start || a.end - b.end)
-  const spanByQaId = new Map()
-  for (const s of spans) for (const id of s.qa_ids || []) if (!spanByQaId.has(id)) spanByQaId.set(id, s)
-  return {
-    id: r.id,
-    index: i,
-    letter: LETTERS[i] || String(i + 1),
-    label: r.label || `Response ${LETTERS[i] || i + 1}`,
-    text: r.text || '',
-    tokens: r.tokens || [],
-    sentences: r.sentences || [],
-    predicates,
-    predicateById,
-    qas,
-    qaById: new Map(qas.map((q) => [q.id, q])),
-    spans,
-    spanByQaId,
-    modelFacts: new Map((r.facts || []).map((f) => [f.id, f])),
-    raw: r,
-  }
-}
-
-/** The static structure of a unit: its responses (indexed) and the sections of its plan (plan.js), in order. */
-export function buildModel(unit) {
-  const mode = unit.assignment?.mode || 'qasem'
-  const responses = (unit.responses || []).map(indexResponse)
-  const source = unit.source || { text: '' }
-  const many = responses.length > 1
-  const prefix = (r) => (many ? `${r.letter} · ` : '')
-  const qaItems = (r, tag) => r.qas.map((q) => ({ key: `${tag}${q.id}`, id: q.id, qa: q, predicate: r.predicateById.get(q.predicate_id) }))
-  const sections = []
-  let aspects = []
-  for (const { kind, response, entry } of resolvePlan(unit)) {
-    const r = responses[response]
-    const base = { kind: SECTION_KIND[kind], planKind: kind, response, step: entry.step ?? null }
-    if (kind === 'span_coverage') {
-      sections.push({ ...base, title: `${prefix(r)}Spans`, items: r.spans.map((s) => ({ key: `s${s.id}`, id: s.id, span: s })) })
-    } else if (kind === 'qa_support') {
-      // derived_from_spans: a QA whose span was marked not covered in step 1 is not asked (not supported)
-      sections.push({ ...base, title: `${prefix(r)}QAs`, derivesFromSpans: !!entry.derived_from_spans, items: qaItems(r, 'q') })
-    } else if (kind === 'fact_labeling') {
-      sections.push({ ...base, title: `${prefix(r)}Facts`, items: null })
-    } else if (kind === 'qa_validation') {
-      sections.push({ ...base, title: `${prefix(r)}QAs`, items: qaItems(r, 'v') })
-    } else if (kind === 'pairwise') {
-      aspects = (entry.aspects || []).filter((a) => typeof a === 'string')
-      sections.push({ ...base, title: 'Compare', items: aspects.map((a) => ({ key: `p-${a}`, aspect: a })) })
-    } else if (kind === 'ragas_pairwise') {
-      // each aspect compares the two things the server named (two answers, or two contexts of the source)
-      const compared = entry.comparisons.filter((c) => c && typeof c.aspect === 'string')
-      aspects = compared.map((c) => c.aspect)
-      sections.push({ ...base, title: 'Compare', items: compared.map((c) => ({ key: `p-${c.aspect}`, aspect: c.aspect, comparison: c })) })
-    }
-  }
-  sections.forEach((s, i) => {
-    s.index = i
-    s.key = `${s.kind}-${s.response ?? 'all'}`
-  })
-  return { unit, mode, responses, sections, source, aspects }
-}
-
-/** The responses whose atomic facts are labeled (a fact_labeling section each). */
-const factResponses = (model) => model.sections.filter((s) => s.kind === 'fact').map((s) => model.responses[s.response])
-
 export function createState(model) {
-  const labels = { spans: {}, qas: {}, notes: {}, facts: {}, pairwise: {}, validation: {} }
-  for (const r of factResponses(model)) labels.facts[r.id] = facts.initialFacts(r.raw)
+  const labels = Object.fromEntries(LABEL_BUCKETS.map((b) => [b, {}]))
+  for (const section of model.sections) moduleOf(section).init?.(model, labels, section)
   return { labels, cursor: { section: 0, item: 0 }, history: [], started: false, elapsedMs: 0 }
 }
 
@@ -91,30 +20,21 @@ export function createState(model) {
 export function sectionItems(model, state, si) {
   const section = model.sections[si]
   if (!section) return []
-  if (section.kind === 'fact') return state.labels.facts[model.responses[section.response].id] || []
-  return section.items
+  const { items } = moduleOf(section)
+  return items ? items(model, state, section) : section.items
 }
 
 export function currentItem(model, state) {
   return sectionItems(model, state, state.cursor.section)[state.cursor.item] || null
 }
 
-/** A QA is derived (not asked, shown as not supported) when its answer span was marked not covered. */
+/** An item is derived when earlier labels answer it (it is not asked; e.g. a QA whose span is not covered). */
 export function isDerived(model, state, section, item) {
-  if (section.kind !== 'qa' || !section.derivesFromSpans) return false
-  const span = model.responses[section.response].spanByQaId.get(item.id)
-  return !!span && state.labels.spans[span.id] === false
+  return !!moduleOf(section)?.isDerived?.(model, state, section, item)
 }
 
 export function itemValue(model, state, section, item) {
-  switch (section.kind) {
-    case 'span': return state.labels.spans[item.id]
-    case 'qa': return isDerived(model, state, section, item) ? false : state.labels.qas[item.id]
-    case 'fact': return item.label
-    case 'pairwise': return state.labels.pairwise[item.aspect]
-    case 'validation': return state.labels.validation[item.id]
-  }
-  return undefined
+  return moduleOf(section)?.value(model, state, section, item)
 }
 
 export const isLabeled = (v) => v !== undefined && v !== null
@@ -187,66 +107,36 @@ export function label(model, state, value) {
   const item = currentItem(model, state)
   if (!section || !item || !isAskable(model, state, section, item)) return false
   remember(state)
-  const L = state.labels
-  switch (section.kind) {
-    case 'span': L.spans[item.id] = value; break
-    case 'qa': L.qas[item.id] = value; break
-    case 'pairwise': L.pairwise[item.aspect] = value; break
-    case 'validation': L.validation[item.id] = value; break
-    case 'fact': {
-      const rid = model.responses[section.response].id
-      L.facts[rid] = facts.setFactLabel(L.facts[rid], item.key, value)
-      break
-    }
-  }
+  moduleOf(section).setValue(model, state, section, item, value)
   move(model, state, 1)
   return true
 }
 
-export function setNote(state, qaId, text) {
-  if (text) state.labels.notes[qaId] = text
-  else delete state.labels.notes[qaId]
+/** The note of an item of section `si` ('' when its kind takes none). */
+export function noteOf(model, state, si, id) {
+  return moduleOf(model.sections[si])?.note?.(state, id) || ''
+}
+
+/** Set (or clear, with '') the note of an item of section `si`, when its kind takes notes. */
+export function setNote(model, state, si, id, text) {
+  moduleOf(model.sections[si])?.setNote?.(state, id, text)
 }
 
 /**
- * Change the fact list of the current section's response. `op` is one of edit / split / merge / add / delete;
- * the cursor follows the fact the change produced.
+ * Change the item list of the current section, when its kind allows it (e.g. facts: edit / split / merge / add /
+ * delete); undoable. Returns what the kind's change returns (the key of the item it produced), or null.
  */
-export function changeFacts(model, state, op, ...args) {
+export function changeItems(model, state, op, ...args) {
   const section = model.sections[state.cursor.section]
-  if (!section || section.kind !== 'fact') return null
-  const rid = model.responses[section.response].id
-  const list = state.labels.facts[rid]
-  const cur = list[state.cursor.item]
-  const key = args[0] ?? cur?.key
-  const at = list.findIndex((f) => f.key === key)
-  let next
-  let focusKey = key
-  switch (op) {
-    case 'edit': next = facts.editFact(list, key, args[1]); break
-    case 'split': next = facts.splitFact(list, key, args[1]); focusKey = next[at].key; break
-    case 'merge': next = facts.mergeWithNext(list, key); focusKey = next[at].key; break
-    case 'add': {
-      const r = facts.addFact(list, args[0] === undefined ? cur?.key ?? null : args[0], args[1] ?? 0, args[2] ?? '')
-      next = r.list
-      focusKey = r.key
-      break
-    }
-    case 'delete': next = facts.deleteFact(list, key); focusKey = null; break
-    default: throw new Error(`unknown fact change ${op}`)
-  }
-  if (next === list) return focusKey
-  remember(state)
-  state.labels.facts[rid] = next
-  const pos = focusKey ? next.findIndex((f) => f.key === focusKey) : Math.min(at, next.length - 1)
-  state.cursor = { section: state.cursor.section, item: Math.max(0, pos) }
-  return focusKey
+  const change = moduleOf(section)?.change
+  if (!change) return null
+  return change({ model, state, section, remember: () => remember(state) }, op, ...args)
 }
 
 // ---- progress, completeness, submission ----------------------------------------------------------------------
 
-/** { done, total } askable items of a section, `derived`: its items answered by step 1 (not asked), and
- * `complete`: nothing left to do there (a step whose QAs all follow from step 1 is complete, at 0 / 0). */
+/** { done, total } askable items of a section, `derived`: its items answered by earlier labels (not asked), and
+ * `complete`: nothing left to do there (a step whose items all follow from earlier ones is complete, at 0 / 0). */
 export function sectionProgress(model, state, si) {
   const section = model.sections[si]
   let done = 0
@@ -277,58 +167,30 @@ export function progressLabel(model, state) {
   const { done, total, derived } = sectionProgress(model, state, section.index)
   const who = section.response != null && model.responses.length > 1 ? `${model.responses[section.response].label} · ` : ''
   const step = section.step ? `Step ${section.step} · ` : ''
-  if (total === 0 && derived > 0) return `${who}${step}all ${derived} ${KIND_NOUN[section.kind]} answered in step 1`
-  return `${who}${step}${done} / ${total} ${KIND_NOUN[section.kind]}`
-}
-
-function describe(model, section, item, i) {
-  const where = section.response == null ? section.title : `${model.responses[section.response].label}`
-  switch (section.kind) {
-    case 'span': return `${where}, step 1: span “${item.span.text}” is not labeled covered / not covered`
-    case 'qa': return `${where}, step ${section.step}: QA “${item.qa.question}” is not labeled supported / not supported`
-    case 'validation': return `${where}: QA “${item.qa.question}” is not marked valid / invalid`
-    case 'fact': return item.text.trim() ? `${where}: fact ${i + 1} “${item.text}” has no label` : `${where}: fact ${i + 1} is empty (write it or delete it)`
-    case 'pairwise': return `Compare: choose a score for ${item.aspect}`
-  }
-  return 'missing'
+  const { noun } = moduleOf(section)
+  if (total === 0 && derived > 0) return `${who}${step}all ${derived} ${noun} answered in step 1`
+  return `${who}${step}${done} / ${total} ${noun}`
 }
 
 /** Everything that keeps the unit from being submitted, in order: [{ section, item, message }]. */
 export function missingItems(model, state) {
   const out = []
   model.sections.forEach((section, si) => {
+    const module = moduleOf(section)
     sectionItems(model, state, si).forEach((item, i) => {
       if (!isAskable(model, state, section, item)) return
-      const emptyFact = section.kind === 'fact' && !item.text.trim()
-      if (emptyFact || !isLabeled(itemValue(model, state, section, item))) {
-        out.push({ section: si, item: i, message: describe(model, section, item, i) })
+      if (module.blocks?.(item) || !isLabeled(itemValue(model, state, section, item))) {
+        out.push({ section: si, item: i, message: module.missing(model, section, item, i) })
       }
     })
   })
   return out
 }
 
-/** The `labels` object of POST submit, per the contract. */
+/** The `labels` object of POST submit, per the contract: each section's kind adds its items to its list. */
 export function submitLabels(model, state) {
-  const L = state.labels
-  const out = { spans: [], qas: [], facts: [], pairwise: [], validation: [] }
-  for (const section of model.sections) {
-    const r = model.responses[section.response]
-    if (section.kind === 'span') {
-      for (const it of section.items) out.spans.push({ span_id: it.id, covered: L.spans[it.id] })
-    } else if (section.kind === 'qa') {
-      for (const it of section.items) {
-        const derived = isDerived(model, state, section, it)
-        out.qas.push({ qa_id: it.id, supported: derived ? false : L.qas[it.id], derived_from_span: derived, note: derived ? '' : L.notes[it.id] || '' })
-      }
-    } else if (section.kind === 'validation') {
-      for (const it of section.items) out.validation.push({ qa_id: it.id, valid: L.validation[it.id] })
-    } else if (section.kind === 'fact') {
-      out.facts.push(...facts.factsPayload(L.facts[r.id] || [], r.id, r.modelFacts))
-    } else if (section.kind === 'pairwise') {
-      for (const it of section.items) out.pairwise.push({ aspect: it.aspect, score: L.pairwise[it.aspect] })
-    }
-  }
+  const out = Object.fromEntries(SUBMIT_KEYS.map((k) => [k, []]))
+  for (const section of model.sections) moduleOf(section).collect(model, state, section, out)
   return out
 }
 
@@ -340,25 +202,16 @@ export function toDraft(state, elapsedMs = state.elapsedMs) {
   return { version: DRAFT_VERSION, labels: state.labels, cursor: state.cursor, started: state.started, elapsed_ms: elapsedMs }
 }
 
-/** A state restored from a server draft; anything that does not fit this unit is dropped. */
+/** A state restored from a server draft; each kind keeps what fits this unit, anything else is dropped. */
 export function fromDraft(model, draft) {
   const state = createState(model)
   if (!draft || typeof draft !== 'object' || draft.version !== DRAFT_VERSION || !draft.labels) return state
-  const d = draft.labels
-  const spanIds = new Set(model.responses.flatMap((r) => r.spans.map((s) => String(s.id))))
-  const qaIds = new Set(model.responses.flatMap((r) => r.qas.map((q) => String(q.id))))
-  const keep = (obj, ids, ok) =>
-    Object.fromEntries(Object.entries(obj || {}).filter(([k, v]) => ids.has(String(k)) && ok(v)))
-  const bool = (v) => typeof v === 'boolean'
-  state.labels.spans = keep(d.spans, spanIds, bool)
-  state.labels.qas = keep(d.qas, qaIds, bool)
-  state.labels.notes = keep(d.notes, qaIds, (v) => typeof v === 'string')
-  state.labels.validation = keep(d.validation, qaIds, bool)
-  state.labels.pairwise = keep(d.pairwise, new Set(model.aspects), (v) => Number.isInteger(v) && v >= 1 && v <= 5)
-  for (const r of factResponses(model)) {
-    const list = d.facts?.[r.id]
-    if (Array.isArray(list) && list.every(validFact)) state.labels.facts[r.id] = list.map((f) => ({ ...f, origin: [...f.origin] }))
+  const byModule = new Map()
+  for (const section of model.sections) {
+    const module = moduleOf(section)
+    byModule.set(module, [...(byModule.get(module) || []), section])
   }
+  for (const [module, sections] of byModule) module.restore(model, state.labels, draft.labels, sections)
   state.started = !!draft.started
   state.elapsedMs = Number.isFinite(draft.elapsed_ms) ? draft.elapsed_ms : 0
   const c = draft.cursor || {}
@@ -366,9 +219,4 @@ export function fromDraft(model, draft) {
     select(model, state, c.section, Number.isInteger(c.item) ? c.item : 0)
   }
   return state
-}
-
-function validFact(f) {
-  return f && typeof f.key === 'string' && typeof f.text === 'string' && Array.isArray(f.origin) &&
-    Number.isInteger(f.sentence_index) && (f.label === null || ['S', 'NS', 'IR'].includes(f.label))
 }

@@ -1,7 +1,7 @@
 // Evidence for fact labels: the knowledge passages the server retrieved for the current atomic fact
 // (payload: facts[i].passages = [{ id, matches: [[start, end], ...] }], texts once per response in `knowledge`).
 // A fact the annotator edited, split or merged shows the passages of the model facts it came from.
-import { markSegments } from './lexical.js'
+import { markSegments } from '../../lexical.js'
 
 /** [{ id, title, segments: [{ text, mark }] }] for the current item of a fact section; [] elsewhere. */
 export function factPassages(section, item, response) {
