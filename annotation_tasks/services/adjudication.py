@@ -21,6 +21,7 @@ from django.utils import timezone
 
 from annotation_tasks.analysis.aggregation import item_counts, majority_from_counts
 from annotation_tasks.analysis.agreement import cohen_kappa
+from annotation_tasks.analysis.uncertainty import beta_interval
 from annotation_tasks.models import (
     QA,
     AdjudicatedLabel,
@@ -131,6 +132,13 @@ def _level_table(t: int, tally: Tally, gold: dict[Key, str], authored: dict[int,
     gold_votes = np.where(code >= 0, counts[np.arange(len(n)), np.maximum(code, 0)], 0)
     gold_dis = np.where(has_gold, 1.0 - gold_votes / n, np.nan)
     disagreement = np.where(has_gold, gold_dis, minority)
+    # certainty of the label the item stands at (gold where set, else the majority): the Dirichlet(1) posterior
+    # mean of its share of the votes, with its 95% interval (analysis.uncertainty); the queue shows the least
+    # certain first
+    at = np.where(code >= 0, code, winner)
+    a = counts[np.arange(len(n)), at] + 1.0
+    b = n + counts.shape[1] - a
+    low, high = beta_interval(a, b)
     workers = np.array([authored.get(int(i), 0) for i in tally.item_ids], dtype=np.int64) \
         if tally.level == "fact" and authored else np.zeros(len(n), dtype=np.int64)
     human = workers > 0
@@ -140,8 +148,8 @@ def _level_table(t: int, tally: Tally, gold: dict[Key, str], authored: dict[int,
         "level": tally.level, "item_id": tally.item_ids, "aspect": tally.aspects, "tally": t,
         "row": np.arange(len(n)), "n_votes": n, "majority": np.asarray(tally.categories, dtype=object)[winner],
         "tie": tie, "minority_share": minority, "gold": np.asarray(golds, dtype=object),
-        "gold_disagreement": gold_dis, "disagreement": disagreement,
-        "origin": np.where(human, "human", "model"), "workers_on_response": workers,
+        "gold_disagreement": gold_dis, "disagreement": disagreement, "posterior": a / (a + b),
+        "ci_low": low, "ci_high": high, "origin": np.where(human, "human", "model"), "workers_on_response": workers,
     })
 
 
@@ -153,7 +161,7 @@ def queue_table(project: Project, counted: list[Tally] | None = None) -> tuple[p
     authored = _human_fact_authorship(project)
     parts = [_level_table(t, tally, gold, authored) for t, tally in enumerate(counted)]
     columns = ["level", "item_id", "aspect", "tally", "row", "n_votes", "majority", "tie", "minority_share", "gold",
-               "gold_disagreement", "disagreement", "origin", "workers_on_response"]
+               "gold_disagreement", "disagreement", "posterior", "ci_low", "ci_high", "origin", "workers_on_response"]
     table = pd.concat(parts, ignore_index=True) if parts else pd.DataFrame({c: [] for c in columns})
     decided = pd.DataFrame(
         list(AdjudicatedLabel.objects.filter(project=project).values_list("level", "unit_id", "span_id", "qa_id",
@@ -216,13 +224,13 @@ def _chosen(project: Project, filters: tuple[str | None, bool, bool | None],
     if decided is not None:
         mask &= (table["decided"] == decided).to_numpy()
     chosen = table[mask].assign(rank=lambda f: f["level"].map({lv: i for i, lv in enumerate(levels)}).fillna(99))
-    chosen = chosen.sort_values(["disagreement", "n_votes", "rank", "item_id", "aspect"],
-                                ascending=[False, False, True, True, True], kind="stable")
+    chosen = chosen.sort_values(["posterior", "disagreement", "n_votes", "rank", "item_id", "aspect"],
+                                ascending=[True, False, False, True, True, True], kind="stable")
     return table, chosen, counted
 
 
 def queue(project: Project, params: Mapping[str, Any] | None = None) -> dict[str, Any]:
-    """The adjudication queue, most disputed first. params (query strings or values): level (one of the
+    """The adjudication queue, least certain first (posterior of the item's label, then disagreement). params (query strings or values): level (one of the
     adjudicable levels), include_agreed (items everyone agrees on too), decided (true: only adjudicated,
     false: only open; absent: both), limit (1..500, default 100), offset."""
     params = params or {}
@@ -286,6 +294,8 @@ def _rows(page: pd.DataFrame, counted: list[Tally], adjudicated: dict[Key, Adjud
             "gold": r["gold"] if isinstance(r["gold"], str) else None,  # pandas string dtype: missing is NaN
             "gold_disagreement": None if pd.isna(gold_dis) else round(float(gold_dis), 4),
             "disagreement": round(float(r["disagreement"]), 4), "origin": r["origin"],
+            "posterior": round(float(r["posterior"]), 4),
+            "ci95": [round(float(r["ci_low"]), 4), round(float(r["ci_high"]), 4)],
             "workers_on_response": int(r["workers_on_response"]) or None,
             "votes": [{"assignment_id": a, "worker": names.get(w, {"id": w, "pseudonym": None, "name": str(w)}),
                        "label": lab} for a, w, lab in votes.get(key, [])],
