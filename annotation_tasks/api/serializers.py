@@ -28,7 +28,6 @@ from annotation_tasks.models import (
     Unit,
     Worker,
 )
-from annotation_tasks.models.projects import Protocol
 from annotation_tasks.protocols.display import Display, question
 from annotation_tasks.services import exports, identity, jobs
 from annotation_tasks.services.batches import publish_blockers
@@ -38,8 +37,8 @@ MAX_ID = 2**63 - 1  # the widest id column (BigAutoField)
 
 class ProjectSerializer(serializers.ModelSerializer):
     protocol = serializers.ListField(
-        child=serializers.ChoiceField(choices=Protocol.choices), allow_empty=False,
-        help_text="Ordered steps; see Protocol.",
+        child=serializers.CharField(max_length=40), allow_empty=False,
+        help_text="Ordered steps, each a step a protocol serves (GET /api/protocols/: steps).",
     )
     role = serializers.SerializerMethodField(help_text="The caller's role in this project.")
 

@@ -28,10 +28,11 @@ from annotation_tasks.protocols.registry import (
     label_order,
     mode_for_steps,
     register_protocol,
+    vocabulary,
 )
 
 __all__ = [
     "AnnotationProtocol", "Errors", "Key", "LabelLevel", "Shown", "Step", "Submission", "UnknownProtocol",
     "Vocabulary", "available_protocols", "get_protocol", "label_level", "label_levels", "label_order",
-    "mode_for_steps", "register_protocol",
+    "mode_for_steps", "register_protocol", "vocabulary",
 ]

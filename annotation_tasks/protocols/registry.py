@@ -1,24 +1,26 @@
-"""Annotation protocols by Unit.Mode. Protocols register themselves here (like crowd/registry.py).
+"""Annotation protocols by Unit.Mode.
+
+Every Unit.Mode value names its package: the mode "qasem" is served by the AnnotationProtocol subclass of
+annotation_tasks/protocols/qasem/protocol.py whose `mode` is "qasem" (found, not listed: adding a protocol is its
+package and its Unit.Mode value). register_protocol adds one from anywhere else (plug-ins, tests).
 
 Importing this module imports no protocol; each is loaded the first time it is asked for. What the rest of the
 system asks about protocols as a whole (which mode a project's steps compose, every label vocabulary, every
-step) is read from the protocols' own declarations here, so adding one is its package and its line below.
+step) is read from the protocols' own declarations here.
 """
 from __future__ import annotations
 
+import inspect
 from collections.abc import Iterable
 from functools import cache
 from importlib import import_module
 
 from annotation_tasks.models import Unit
-from annotation_tasks.protocols.base import AnnotationProtocol, LabelLevel, Step
+from annotation_tasks.protocols.base import AnnotationProtocol, LabelLevel, Step, Vocabulary
 
-_PROTOCOLS: dict[str, str] = {
-    Unit.Mode.QASEM.value: "annotation_tasks.protocols.qasem.protocol:QASemProtocol",
-    Unit.Mode.FACTSCORE.value: "annotation_tasks.protocols.factscore.protocol:FactScoreProtocol",
-    Unit.Mode.VALIDATION.value: "annotation_tasks.protocols.validation.protocol:ValidationProtocol",
-    Unit.Mode.RAGAS.value: "annotation_tasks.protocols.ragas.protocol:RagasProtocol",
-}
+PACKAGE = "annotation_tasks.protocols"
+_PROTOCOLS: dict[str, str] = {mode: f"{PACKAGE}.{mode}.protocol" for mode in Unit.Mode.values}
+"""mode -> "package.module" (the class is the module's protocol of that mode) or "package.module:Class"."""
 
 
 class UnknownProtocol(ValueError):
@@ -30,7 +32,7 @@ def available_protocols() -> list[str]:
 
 
 def register_protocol(mode: str, path: str) -> None:
-    """Add a protocol ("package.module:Class") for `mode` (plug-ins, tests)."""
+    """Add a protocol ("package.module:Class", or a module holding one protocol of `mode`) (plug-ins, tests)."""
     _PROTOCOLS[str(mode)] = path
     _load.cache_clear()
     label_order.cache_clear()
@@ -46,8 +48,17 @@ def get_protocol(mode: str) -> AnnotationProtocol:
 @cache
 def _load(mode: str) -> AnnotationProtocol:
     """One instance per mode and process: protocols hold no state."""
-    module_name, class_name = _PROTOCOLS[mode].split(":")
-    protocol: AnnotationProtocol = getattr(import_module(module_name), class_name)()
+    module_name, _, class_name = _PROTOCOLS[mode].partition(":")
+    module = import_module(module_name)
+    if class_name:
+        cls = getattr(module, class_name)
+    else:
+        found = [c for _, c in inspect.getmembers(module, inspect.isclass)
+                 if issubclass(c, AnnotationProtocol) and c.__module__ == module_name and getattr(c, "mode", None) == mode]
+        if len(found) != 1:
+            raise UnknownProtocol(f"{module_name} defines {len(found)} protocols of mode {mode!r} (one expected)")
+        cls = found[0]
+    protocol: AnnotationProtocol = cls()
     return protocol
 
 
@@ -81,6 +92,15 @@ def label_order() -> dict[str, tuple[str, ...]]:
                 raise ValueError(f"level {vocabulary.name!r} is declared with two vocabularies "
                                  f"({out[vocabulary.name]} and {vocabulary.labels})")
     return out
+
+
+def vocabulary(name: str) -> Vocabulary:
+    """The label level called `name` with its item type and labels, over every protocol (frame or review-only)."""
+    for protocol in protocols():
+        for level in protocol.vocabularies():
+            if level.name == name:
+                return level
+    raise KeyError(f"no protocol has the label level {name!r}")
 
 
 def all_steps() -> list[tuple[Step, str]]:
