@@ -117,3 +117,19 @@ def vote_workers(rows: Iterable[tuple[str, int, int, Any]], *, with_platform_ids
     for level, item, a_id, _label in rows:
         by_item.setdefault((level, int(item)), []).append(a_id)
     return {key: [names[a] for a in sorted(ids)] for key, ids in by_item.items()}
+
+
+def retest_marks(rows: Iterable[tuple[str, int, int, Any]]) -> dict[tuple[str, int], list[bool]]:
+    """{(level, item id): [whether vote i is a retest]} of the items with at least one retest vote: a vote cast
+    through a batch the researcher made a test-retest on purpose (Batch.settings.retest), beside the same worker's
+    first vote. In the order of majorities' votes and vote_workers' names."""
+    rows = list(rows)
+    ids = {r[2] for r in rows}
+    retest = set(Assignment.objects.filter(pk__in=ids, unit__batch__settings__retest=True).values_list("pk", flat=True)
+                 ) if ids else set()
+    if not retest:
+        return {}
+    by_item: dict[tuple[str, int], list[int]] = {}
+    for level, item, a_id, _label in rows:
+        by_item.setdefault((level, int(item)), []).append(a_id)
+    return {key: [a in retest for a in sorted(a_ids)] for key, a_ids in by_item.items() if retest & set(a_ids)}

@@ -12,6 +12,10 @@ and `votes` and `workers` are empty (its unit was not done yet, or its only work
 verified by its platform). It is written, not dropped, so the rows are the whole judged set; the dataset card
 counts them per split.
 
+A worker votes once per item: a second batch over the same sources neither serves them the same items nor stores
+a second vote (services.work), unless the batch is a test-retest the researcher asked for (Batch.settings.retest);
+then both votes are kept and the item's line carries `retest` ([whether vote i is the repeat], beside `workers`).
+
 `span_lines` writes the span level the same way (one line per answer span, `label` covered / not_covered), for
 the dataset's `span` config.
 """
@@ -22,7 +26,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from annotation_tasks.analysis.splits import split_of
-from annotation_tasks.exporters.base import CHUNK, iter_chunks, level_votes, majorities, vote_workers
+from annotation_tasks.exporters.base import CHUNK, iter_chunks, level_votes, majorities, retest_marks, vote_workers
 from annotation_tasks.models import QA, AdjudicatedLabel, AnswerSpan, Project, Response
 
 UNLABELLED = ("no counted vote and no expert decision: `label` is null, `votes` and `workers` are empty (not done "
@@ -50,9 +54,16 @@ def export_lines(project: Project, *, chunk_size: int = CHUNK, with_platform_ids
         votes = majorities(rows)
         who = vote_workers(rows, with_platform_ids=with_platform_ids)
         adjudicated = AdjudicatedLabel.of_items("qa", [qa.pk for qa in qas])
+        retests = retest_marks(rows)
         for qa in qas:
             record = _record(by_id[qa.response_id], qa, votes, adjudicated.get(qa.pk))
-            yield json.dumps({**record, "workers": who.get(("qa", qa.pk), [])}, ensure_ascii=False)
+            yield json.dumps({**record, "workers": who.get(("qa", qa.pk), []), **_retest(retests, ("qa", qa.pk))},
+                             ensure_ascii=False)
+
+
+def _retest(retests: dict[tuple[str, int], list[bool]], key: tuple[str, int]) -> dict[str, list[bool]]:
+    """`retest` (vote i is a test-retest repeat of its worker's vote, asked for on purpose) on items that have one."""
+    return {"retest": retests[key]} if key in retests else {}
 
 
 def _record(response: Response, qa: QA, votes: dict, adjudicated: AdjudicatedLabel | None = None) -> dict[str, Any]:
@@ -100,9 +111,11 @@ def span_lines(project: Project, *, chunk_size: int = CHUNK, with_platform_ids: 
         for span_id, qa_id in AnswerSpan.qas.through.objects.filter(answerspan_id__in=ids).order_by("qa_id").values_list(
                 "answerspan_id", "qa_id"):
             links.setdefault(span_id, []).append(qa_id)
+        retests = retest_marks(rows)
         for span in spans:
             record = _span_record(by_id[span.response_id], span, votes, adjudicated.get(span.pk), links.get(span.pk, []))
-            yield json.dumps({**record, "workers": who.get(("span", span.pk), [])}, ensure_ascii=False)
+            yield json.dumps({**record, "workers": who.get(("span", span.pk), []), **_retest(retests, ("span", span.pk))},
+                             ensure_ascii=False)
 
 
 def _span_record(response: Response, span: AnswerSpan, votes: dict, adjudicated: AdjudicatedLabel | None,

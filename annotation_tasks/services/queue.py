@@ -21,7 +21,15 @@ from django.utils import timezone
 
 from annotation_tasks.compiled_sql import OrmSql
 from annotation_tasks.crowd.local import LocalProvider
-from annotation_tasks.models import Assignment, Project, ProjectMembership, Unit, Worker, WorkerProjectStatus
+from annotation_tasks.models import (
+    Assignment,
+    Project,
+    ProjectMembership,
+    Unit,
+    UnitResponse,
+    Worker,
+    WorkerProjectStatus,
+)
 
 ACTIVE = [s.value for s in Assignment.Status.active()]
 LOCAL_PROVIDER = LocalProvider.name
@@ -215,9 +223,24 @@ def annotator_and_worker_in(user, project_id: int) -> tuple[Project | None, bool
     return project, bool(user.is_superuser or member), bool(blocked), worker
 
 
+RETEST = "retest"  # Batch.settings key: the researcher asks for the same workers again on purpose (test-retest)
+
+
+def judged_elsewhere(worker_id: int | Any, statuses: list[str] | tuple[str, ...]) -> Exists:
+    """A unit (OuterRef "pk", batch OuterRef "batch_id") one of whose responses the worker already has in a unit of
+    another batch, with an assignment in `statuses`: a second batch over the same sources would give the worker
+    the same items again. Parts of one split response are in one batch, so they stay open to the same worker."""
+    earlier = UnitResponse.objects.filter(
+        response_id=OuterRef("response_id"), unit__assignments__worker_id=worker_id,
+        unit__assignments__status__in=statuses,
+    ).exclude(unit__batch_id=OuterRef(OuterRef("batch_id")))
+    return Exists(UnitResponse.objects.filter(unit_id=OuterRef("pk")).filter(Exists(earlier)))
+
+
 def _candidates(project_id: int, worker_id: int, mode: str | None = None) -> QuerySet:
     """Open units of the project's local batches (or of none) the worker has not had, with a slot free not counting
-    researchers' pilots, oldest first: `next`'s candidates (the count under the unit's lock decides)."""
+    researchers' pilots, oldest first: `next`'s candidates (the count under the unit's lock decides). A unit whose
+    items the worker judged through another batch is left out, unless its batch is a retest (settings.retest)."""
     mine = Assignment.objects.filter(worker_id=worker_id).values("unit_id")
     researchers = ProjectMembership.objects.filter(project_id=project_id, role=ProjectMembership.Role.RESEARCHER)
     pilots = (Q(assignments__worker__user__is_superuser=True)
@@ -228,6 +251,7 @@ def _candidates(project_id: int, worker_id: int, mode: str | None = None) -> Que
         # one would leave a platform worker who accepted the task with a full unit
         .filter(Q(batch__isnull=True) | Q(batch__provider=LOCAL_PROVIDER))
         .exclude(pk__in=mine)
+        .filter(Q(**{f"batch__settings__{RETEST}": True}) | ~judged_elsewhere(worker_id, ACTIVE))
         # researchers' own assignments hold no slot (slot_holders); counted positively: NULL users
         .annotate(n=Count("assignments", filter=Q(assignments__status__in=ACTIVE))
                   - Count("assignments", filter=Q(assignments__status__in=ACTIVE) & pilots))

@@ -15,7 +15,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from annotation_tasks.models import Assignment, Unit
-from annotation_tasks.protocols import Errors, Shown, Submission, UnknownProtocol, get_protocol, payload
+from annotation_tasks.protocols import Errors, Shown, Submission, UnknownProtocol, get_protocol, label_levels, payload
 from annotation_tasks.services import queue
 from annotation_tasks.services.tokens import BadToken, read_assignment_token, read_preview_token
 
@@ -279,6 +279,7 @@ def _record(locked: Assignment, labels: Mapping[str, Any], time_ms: int | None) 
     if errors.items:
         raise Invalid("incomplete or invalid submission", errors.items)
     protocol.write(locked, submission, clean)
+    _drop_votes_cast_elsewhere(locked, unit)
     now = timezone.now()
     elapsed = int((now - locked.started_at).total_seconds() * 1000) if time_ms is None and locked.started_at else time_ms
     Assignment.objects.filter(pk=locked.pk).update(
@@ -288,6 +289,27 @@ def _record(locked: Assignment, labels: Mapping[str, Any], time_ms: int | None) 
     counted = queue.holders_count(queue.COUNTED_HOLDERS, unit.pk, unit.project_id)
     if counted >= unit.assignments_wanted:
         Unit.objects.filter(pk=unit.pk, status=Unit.Status.OPEN).update(status=Unit.Status.COMPLETE)
+
+
+def _drop_votes_cast_elsewhere(locked: Assignment, unit: Unit) -> None:
+    """One counted vote per worker per item: labels of items the worker already labelled through a unit of another
+    batch (work that counts: submitted or approved) are not stored again, unless this unit's batch is a retest
+    (settings.retest, test-retest on purpose; the exports mark those votes). The raw submission keeps them. The
+    queue already keeps such units from the worker (queue.judged_elsewhere); platform entries reach them anyway."""
+    counted = [s.value for s in Assignment.Status.counted()]
+    if not Unit.objects.filter(pk=unit.pk).filter(queue.judged_elsewhere(locked.worker_id, counted)).exists():
+        return
+    # (read only now: the batch's settings are no part of a submit's locked read; a JSON key's negation in SQL is
+    # NULL for batches without the key)
+    if unit.batch_id and (Unit.objects.filter(pk=unit.pk).values_list("batch__settings", flat=True)[0] or {}).get(
+            queue.RETEST):
+        return
+    earlier = Assignment.objects.filter(worker_id=locked.worker_id, status__in=counted,
+                                        unit__project_id=unit.project_id).exclude(pk=locked.pk)
+    for level in label_levels():
+        item = level.item_field
+        level.model.objects.filter(assignment_id=locked.pk, **{f"{item}__in": level.model.objects.filter(
+            assignment__in=earlier).values(item)}).delete()
 
 
 # what no protocol's validate or write reads (read if one does): left out of the locked read of a submit
