@@ -51,6 +51,28 @@ class FactLabel(models.Model):
         ]
 
 
+class EntailmentLabel(models.Model):
+    """A 3-way entailment judgement of one atomic fact against the source (protocols/entailment), with the
+    worker's optional rationale."""
+
+    class Value(models.TextChoices):
+        SUPPORTED = "supported", "Supported"
+        CONTRADICTED = "contradicted", "Contradicted"
+        NOT_ENOUGH_INFO = "not_enough_info", "Not enough info"
+
+    assignment = models.ForeignKey(Assignment, on_delete=models.CASCADE, related_name="entailment_labels")
+    fact = models.ForeignKey(AtomicFact, on_delete=models.CASCADE, related_name="entailment_labels")
+    label = models.CharField(max_length=20, choices=Value.choices)
+    rationale = models.TextField(blank=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["assignment", "fact"], name="one_entailment_label_per_assignment"),
+            models.CheckConstraint(condition=Q(label__in=["supported", "contradicted", "not_enough_info"]),
+                                   name="entailment_label_known_value"),
+        ]
+
+
 class PairwisePreference(models.Model):
     """1 = A much better on the aspect ... 5 = B much better (3 = equal).
 

@@ -113,6 +113,7 @@ class Unit(models.Model):
         FACTSCORE = "factscore", "FActScore atomic-fact labeling"
         VALIDATION = "validation", "Expert QA validation"
         RAGAS = "ragas", "Ragas: answers and contexts compared (faithfulness, answer / context relevance)"
+        ENTAILMENT = "entailment", "Fact entailment: supported / contradicted / not enough info (+ rationale)"
 
     project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="units")
     batch = models.ForeignKey(Batch, null=True, blank=True, on_delete=models.CASCADE, related_name="units")
