@@ -2,7 +2,8 @@
 from __future__ import annotations
 
 from django.db import transaction
-from django.db.models import Count
+from django.db.models import Count, Exists, OuterRef, Subquery
+from django.db.models.functions import Coalesce
 from drf_spectacular.utils import extend_schema, inline_serializer
 from rest_framework import mixins, serializers, viewsets
 from rest_framework.decorators import action
@@ -11,7 +12,8 @@ from rest_framework.request import Request
 from rest_framework.response import Response as HttpResponse
 
 from annotation_tasks.api.base import ResearcherScopedMixin
-from annotation_tasks.api.filters import NonZero, Present
+from annotation_tasks.api.filters import Present
+from annotation_tasks.api.pagination import PageAnnotations
 from annotation_tasks.api.serializers import (
     AnswerSpanSerializer,
     AtomicFactSerializer,
@@ -27,19 +29,22 @@ from annotation_tasks.models import QA, AnswerSpan, AtomicFact, Predicate, Respo
 from annotation_tasks.services import validation
 
 
-class SourceViewSet(ResearcherScopedMixin, viewsets.ReadOnlyModelViewSet):
-    queryset = Source.objects.annotate(response_count=Count("responses")).order_by("id")
+class SourceViewSet(PageAnnotations, ResearcherScopedMixin, viewsets.ReadOnlyModelViewSet):
+    queryset = Source.objects.order_by("id")
     serializer_class = SourceSerializer
     filter_fields = {"project": ("project_id", int), "external_id": ("external_id", str)}
     search_fields = ["external_id", "text"]
     ordering_fields = ["id", "external_id"]
 
+    def annotate_page(self, queryset):
+        return queryset.annotate(response_count=Count("responses"))
 
-class ResponseViewSet(ResearcherScopedMixin, viewsets.ReadOnlyModelViewSet):
+
+class ResponseViewSet(PageAnnotations, ResearcherScopedMixin, viewsets.ReadOnlyModelViewSet):
+    """Responses with their counts: the counts are computed for the page's rows only (api.pagination)."""
+
     queryset = Response.objects.select_related("source").annotate(
-        predicate_count=Count("predicates", distinct=True),
-        qa_count=Count("qas", distinct=True),
-        fact_count=Count("atomic_facts", distinct=True),
+        has_qa=Exists(QA.objects.filter(response=OuterRef("pk"))),
     ).order_by("id")
     serializer_class = ResponseSerializer
     filter_fields = {
@@ -47,10 +52,18 @@ class ResponseViewSet(ResearcherScopedMixin, viewsets.ReadOnlyModelViewSet):
         "source": ("source_id", int),
         "system": ("system", str),
         "parsed": ("parsed_at", Present),
-        "has_qas": ("qa_count", NonZero),
+        "has_qas": ("has_qa", bool),
     }
     search_fields = ["external_id", "text", "system"]
     ordering_fields = ["id", "external_id", "system"]
+
+    def annotate_page(self, queryset):
+        # one subquery per count: three joined Counts multiply each other's rows before DISTINCT
+        def count(model):
+            rows = model.objects.filter(response=OuterRef("pk")).order_by().values("response")
+            return Coalesce(Subquery(rows.annotate(n=Count("pk")).values("n")), 0)
+
+        return queryset.annotate(predicate_count=count(Predicate), qa_count=count(QA), fact_count=count(AtomicFact))
 
 
 class PredicateViewSet(ResearcherScopedMixin, viewsets.ReadOnlyModelViewSet):

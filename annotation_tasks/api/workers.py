@@ -5,7 +5,7 @@ from __future__ import annotations
 from decimal import Decimal
 
 from django.db.models import QuerySet
-from drf_spectacular.utils import OpenApiParameter, extend_schema
+from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_view
 from rest_framework import serializers, viewsets
 from rest_framework.decorators import action
 from rest_framework.exceptions import NotFound, ValidationError
@@ -44,23 +44,33 @@ class WorkerBonusSerializer(serializers.Serializer):
                                 help_text="Makes a second bonus of the same amount a new one (else a retry).")
 
 
+@extend_schema_view(list=extend_schema(parameters=[
+    OpenApiParameter("project", int, required=False, description="Workers of this project, with its metrics."),
+    OpenApiParameter("status", str, required=False, description="The worker's status in the project(s)."),
+]))
 class WorkerViewSet(ResearcherScopedMixin, viewsets.ReadOnlyModelViewSet):
-    """Workers with an assignment in one of the caller's projects; `?project=` adds that project's metrics."""
+    """Workers with an assignment in one of the caller's projects; `?project=` adds that project's metrics,
+    computed for the page's workers only (services.quality.metrics.page_metrics)."""
 
-    queryset = Worker.objects.select_related("user")
+    queryset = Worker.objects.select_related("user").order_by("id")
     serializer_class = WorkerSerializer
-    project_lookup = "assignments__unit__project"
-    filter_fields = {
-        "project": ("assignments__unit__project_id", int),
-        "provider": ("provider", str),
-    }
+    filter_fields = {"provider": ("provider", str)}
     filter_backends = [FieldFilterBackend, WorkerSearchFilter, OrderingFilter]
     search_fields = ["display_name", "external_id", "user__username"]
     pseudonym_lookup = "pk"
     ordering_fields = ["id", "external_id", "status"]
 
     def get_queryset(self) -> QuerySet[Worker]:
-        queryset = super().get_queryset()
+        # workers with an assignment in the caller's projects (or in ?project=): a semi-join on assignments,
+        # not a join and DISTINCT over every assignment of a 10^5-unit project
+        projects = researcher_projects(self.request.user)
+        project_id = self.request.query_params.get("project", "")
+        if project_id:
+            if not project_id.isdigit() or int(project_id) >= 2**63:
+                raise ValidationError({"project": f"not a valid integer: {project_id!r}"})
+            projects = projects.filter(pk=project_id)
+        worked = Assignment.objects.filter(unit__project__in=projects).order_by().values("worker_id")
+        queryset = Worker.objects.select_related("user").order_by("id").filter(pk__in=worked)
         status = self.request.query_params.get("status")
         if status and self.action == "list":
             # a status is a project's (WorkerProjectStatus): ?project= names it, else any of the caller's projects
@@ -75,7 +85,19 @@ class WorkerViewSet(ResearcherScopedMixin, viewsets.ReadOnlyModelViewSet):
                 queryset = queryset.exclude(pk__in=decided.values("worker_id"))
             else:
                 queryset = queryset.filter(pk__in=decided.filter(status=status).values("worker_id"))
-        return queryset.distinct()
+        return queryset
+
+    def paginate_queryset(self, queryset):  # type: ignore[override]
+        """The page, remembered: its workers' metrics are computed for them only (get_serializer_context)."""
+        self._page = super().paginate_queryset(queryset)
+        return self._page
+
+    def _shown_workers(self) -> list[int] | None:
+        page = getattr(self, "_page", None)
+        if page is not None:
+            return [w.pk for w in page]
+        pk = self.kwargs.get("pk")
+        return [int(pk)] if pk and str(pk).isdigit() else None
 
     def get_serializer_context(self) -> dict:
         context = super().get_serializer_context()
@@ -83,14 +105,14 @@ class WorkerViewSet(ResearcherScopedMixin, viewsets.ReadOnlyModelViewSet):
         if project_id and project_id.isdigit():
             project = researcher_projects(self.request.user).filter(pk=project_id).first()
             if project is not None:
-                from annotation_tasks.services import quality
+                from annotation_tasks.services.quality.metrics import page_metrics
 
                 context["project_id"] = project.pk  # workers are named by their pseudonym in this project
-
-                context["metrics"] = {k: m.as_dict() for k, m in quality.worker_metrics(project).items()}
+                shown = self._shown_workers() or []
+                context["metrics"] = {k: m.as_dict() for k, m in page_metrics(project, shown).items()}
                 context["standing"] = {
-                    w: (s, q or {}) for w, s, q in WorkerProjectStatus.objects.filter(project=project).values_list(
-                        "worker_id", "status", "qualifications")
+                    w: (s, q or {}) for w, s, q in WorkerProjectStatus.objects.filter(
+                        project=project, worker_id__in=shown).values_list("worker_id", "status", "qualifications")
                 }
         return context
 

@@ -6,8 +6,12 @@ from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass
 
+from django.db import connection
+from django.db.models import F
+
 from annotation_tasks.analysis.agreement import worker_agreement
-from annotation_tasks.models import Assignment, Project, Worker, WorkerProjectStatus
+from annotation_tasks.models import Assignment, GoldLabel, Project, Worker, WorkerProjectStatus
+from annotation_tasks.protocols import LabelLevel, label_levels
 from annotation_tasks.services.frames import worker_labels_frame
 
 
@@ -67,3 +71,83 @@ def worker_metrics(project: Project, workers: Iterable[Worker] | None = None) ->
             out[worker_id].agreement = agreed[worker_id] / n
             out[worker_id].agreement_compared = n
     return out
+
+
+def page_metrics(project: Project, worker_ids: Iterable[int]) -> dict[int, WorkerMetrics]:
+    """worker_metrics of these workers, with agreement against ALL the project's workers, computed in the
+    database: grouped counts per (item, label) of the items these workers labelled, then one row per worker.
+
+    The dashboard's workers list asks for one page of workers; reading the project's million labels into a
+    frame for it cost seconds and hundreds of MB per request (issue 25). Same figures as worker_metrics(project)
+    (tests/crowd/test_worker_page_metrics.py compares them)."""
+    ids = list(worker_ids)
+    here = dict(WorkerProjectStatus.objects.filter(project=project, worker_id__in=ids).values_list("worker_id", "status"))
+    out = {w.pk: WorkerMetrics(w.pk, w.external_id, w.provider, here.get(w.pk, Worker.Status.ACTIVE))
+           for w in Worker.objects.filter(pk__in=ids)}
+    if not out:
+        return out
+    times: dict[int, list[int]] = defaultdict(list)
+    counted = Assignment.objects.filter(status__in=Assignment.Status.counted(), unit__project=project)
+    for worker_id, ms in counted.filter(worker_id__in=list(out)).values_list("worker_id", "time_on_task_ms"):
+        out[worker_id].units_done += 1
+        if ms:
+            times[worker_id].append(ms)
+    for worker_id, values in times.items():
+        out[worker_id].median_time_on_task_ms = float(statistics.median(values))
+    agreed: dict[int, int] = defaultdict(int)
+    compared: dict[int, int] = defaultdict(int)
+    for level in label_levels():
+        for worker_id, n_compared, n_agreed, n_gold, n_correct in _level_figures(project, level, list(out)):
+            m = out[int(worker_id)]
+            compared[m.worker_id] += int(n_compared or 0)
+            agreed[m.worker_id] += int(n_agreed or 0)
+            m.gold_total += int(n_gold or 0)
+            m.gold_correct += int(n_correct or 0)
+    for m in out.values():
+        m.gold_accuracy = m.gold_correct / m.gold_total if m.gold_total else None
+        if compared[m.worker_id]:
+            m.agreement = agreed[m.worker_id] / compared[m.worker_id]
+            m.agreement_compared = compared[m.worker_id]
+    return out
+
+
+def _level_figures(project: Project, level: LabelLevel, worker_ids: list[int]) -> list[tuple]:
+    """(worker, compared, agreed, gold labels, gold correct) per worker for one level, in one SQL statement.
+
+    A label is compared when the OTHER workers' labels on its item have one most frequent label; it agrees
+    when that label is its own (analysis.agreement.worker_agreement). With n the label's count on the item,
+    c1 the item's top count, k1 how many labels have it and c2 the next count: the others' majority is
+    unique and the worker's own when n = c1, k1 = 1, c1 - 1 > c2; unique and another's when n = c1, k1 = 2,
+    or n < c1, k1 = 1; otherwise a tie (or nobody else)."""
+    rows = (level.counted_labels(project).filter(**{f"{level.item_field}__in": level.items(project).values("pk")})
+            .order_by().values(k_item=F(level.item_field), k_label=F(level.value_field), k_worker=F("assignment__worker_id")))
+    rows_sql, rows_params = rows.query.sql_with_params()
+    page_sql, page_params = rows.filter(assignment__worker_id__in=worker_ids).query.sql_with_params()
+    gold_field = GoldLabel._meta.get_field(level.name).column if level.name in {"span", "qa", "fact"} else None
+    if level.names is not None:
+        name = "CASE WHEN p.k_label THEN %s ELSE %s END"
+        name_params: list = [level.names[0], level.names[1]]
+    else:
+        name, name_params = "p.k_label", []
+    gold_join = (f"LEFT JOIN {GoldLabel._meta.db_table} g ON g.{gold_field} = p.k_item" if gold_field
+                 else "LEFT JOIN (SELECT NULL AS value) g ON 1 = 0")
+    own = "c.n = s.c1 AND s.k1 = 1 AND s.c1 - 1 > s.c2"
+    sql = f"""
+        WITH p AS ({page_sql}),
+        r AS ({rows_sql}),
+        c AS (SELECT r.k_item AS item, r.k_label AS label, COUNT(*) AS n FROM r
+              WHERE r.k_item IN (SELECT k_item FROM p) GROUP BY r.k_item, r.k_label),
+        m AS (SELECT item, MAX(n) AS c1 FROM c GROUP BY item),
+        s AS (SELECT c.item, m.c1, SUM(CASE WHEN c.n = m.c1 THEN 1 ELSE 0 END) AS k1,
+                     MAX(CASE WHEN c.n < m.c1 THEN c.n ELSE 0 END) AS c2
+              FROM c JOIN m ON c.item = m.item GROUP BY c.item, m.c1)
+        SELECT p.k_worker,
+               SUM(CASE WHEN ({own}) OR (c.n = s.c1 AND s.k1 = 2) OR (c.n < s.c1 AND s.k1 = 1) THEN 1 ELSE 0 END),
+               SUM(CASE WHEN {own} THEN 1 ELSE 0 END),
+               COUNT(g.value),
+               SUM(CASE WHEN g.value = {name} THEN 1 ELSE 0 END)
+        FROM p JOIN c ON c.item = p.k_item AND c.label = p.k_label JOIN s ON s.item = p.k_item {gold_join}
+        GROUP BY p.k_worker"""
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [*page_params, *rows_params, *name_params])
+        return list(cursor.fetchall())
