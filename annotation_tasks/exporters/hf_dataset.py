@@ -44,6 +44,15 @@ LABEL_DEFINITIONS: dict[str, dict[str, str]] = {
 }
 
 
+SOFT_LABELS = [  # the card's words for exporters.certainty's fields
+    "Soft labels (`qa` and `span` rows with votes): `posterior` is the probability that the row's crowd label is "
+    "right, `posterior_ci95` its 95% interval and `soft_label` the probability of every label. Under the majority "
+    "they are the Dirichlet(1) posterior of the label's share of the row's votes (three votes 3-0 give 0.8, 2-1 give "
+    "0.6); under Dawid-Skene or GLAD the fitted model's posterior, its interval from draws of the workers' confusion "
+    "matrices. An expert's adjudicated `label` replaces the crowd's; the fields still describe the crowd's label.",
+]
+
+
 class DatasetExportError(ValueError):
     """The target folder cannot take the dataset (it holds other files)."""
 
@@ -142,7 +151,7 @@ def card(title: str, configs: list[Config], agreement: list[dict[str, Any]], agg
         lines += [description, ""]
     lines += [f"Exported by FactCrowd. The label of each row is the `{aggregation}` aggregation of the crowd's votes"
               + (" (ties go to the error label)." if aggregation == "majority" else
-                 " (crowd-kit model; the report compares it with the majority)."), ""]
+                 " (crowd-kit model; the report compares it with the majority)."), "", *SOFT_LABELS, ""]
     for config in configs:
         lines += [f"## Config `{config.name}`", "", f"One row per {config.row}; the label is in `{config.label_field}`.",
                   ""]

@@ -15,6 +15,8 @@ counts them per split.
 A worker votes once per item: a second batch over the same sources neither serves them the same items nor stores
 a second vote (services.work), unless the batch is a test-retest the researcher asked for (Batch.settings.retest);
 then both votes are kept and the item's line carries `retest` ([whether vote i is the repeat], beside `workers`).
+A line with votes carries `posterior`, `posterior_ci95` and `soft_label` (exporters.certainty): how sure the crowd's
+aggregated label is.
 
 `span_lines` writes the span level the same way (one line per answer span, `label` covered / not_covered), for
 the dataset's `span` config.
@@ -27,6 +29,7 @@ from typing import Any
 
 from annotation_tasks.analysis.splits import split_of
 from annotation_tasks.exporters.base import CHUNK, iter_chunks, level_votes, majorities, retest_marks, vote_workers
+from annotation_tasks.exporters.certainty import certainty
 from annotation_tasks.models import QA, AdjudicatedLabel, AnswerSpan, Project, Response
 
 UNLABELLED = ("no counted vote and no expert decision: `label` is null, `votes` and `workers` are empty (not done "
@@ -51,13 +54,14 @@ def export_lines(project: Project, *, chunk_size: int = CHUNK, with_platform_ids
             .order_by("response_id", "order", "id")
         )
         rows = level_votes("qa", [qa.pk for qa in qas])
-        votes = majorities(rows)
+        votes, sure = majorities(rows), certainty(rows)  # sure: posterior, its interval, soft label per item
         who = vote_workers(rows, with_platform_ids=with_platform_ids)
         adjudicated = AdjudicatedLabel.of_items("qa", [qa.pk for qa in qas])
         retests = retest_marks(rows)
         for qa in qas:
             record = _record(by_id[qa.response_id], qa, votes, adjudicated.get(qa.pk))
-            yield json.dumps({**record, "workers": who.get(("qa", qa.pk), []), **_retest(retests, ("qa", qa.pk))},
+            yield json.dumps({**record, **sure.get(("qa", qa.pk), {}), "workers": who.get(("qa", qa.pk), []),
+                              **_retest(retests, ("qa", qa.pk))},
                              ensure_ascii=False)
 
 
@@ -104,7 +108,7 @@ def span_lines(project: Project, *, chunk_size: int = CHUNK, with_platform_ids: 
         spans = list(AnswerSpan.objects.filter(response_id__in=list(by_id)).order_by("response_id", "order", "start", "id"))
         ids = [s.pk for s in spans]
         rows = level_votes("span", ids)
-        votes = majorities(rows)
+        votes, sure = majorities(rows), certainty(rows)  # sure: posterior, its interval, soft label per item
         who = vote_workers(rows, with_platform_ids=with_platform_ids)
         adjudicated = AdjudicatedLabel.of_items("span", ids)
         links: dict[int, list[int]] = {}
@@ -114,7 +118,8 @@ def span_lines(project: Project, *, chunk_size: int = CHUNK, with_platform_ids: 
         retests = retest_marks(rows)
         for span in spans:
             record = _span_record(by_id[span.response_id], span, votes, adjudicated.get(span.pk), links.get(span.pk, []))
-            yield json.dumps({**record, "workers": who.get(("span", span.pk), []), **_retest(retests, ("span", span.pk))},
+            yield json.dumps({**record, **sure.get(("span", span.pk), {}), "workers": who.get(("span", span.pk), []),
+                              **_retest(retests, ("span", span.pk))},
                              ensure_ascii=False)
 
 

@@ -18,8 +18,11 @@ from typing import Any, TextIO
 
 from annotation_tasks.analysis.crowd_models import MODELS, aggregated_labels
 from annotation_tasks.analysis.splits import split_of
+from annotation_tasks.analysis.uncertainty import MODELS as UNCERTAINTY_MODELS
+from annotation_tasks.analysis.uncertainty import estimate as estimate_uncertainty
 from annotation_tasks.exporters import csv_writer, factscore, hf_dataset, qa_jsonl, qasem_release
 from annotation_tasks.exporters.base import with_aggregation
+from annotation_tasks.exporters.certainty import ModelledLabels
 from annotation_tasks.models import QA, AnswerSpan, AtomicFact, Project
 from annotation_tasks.services import campaigns, frames, reports
 
@@ -58,6 +61,8 @@ def _aggregated(project: Project, aggregation: str) -> dict[tuple[str, int], Any
     if aggregation == "majority":
         return None
     labels = frames.labels_frame(project)[["level", "item_id", "worker_id", "label"]]
+    if aggregation in UNCERTAINTY_MODELS:  # the model's labels with its posteriors (exporters.certainty)
+        return ModelledLabels(estimate_uncertainty(labels, aggregation))
     return {(str(level), int(item)): label for (level, item), label in aggregated_labels(labels, aggregation).items()}
 
 
