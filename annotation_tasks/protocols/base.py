@@ -195,7 +195,15 @@ class AnnotationProtocol(ABC):
 
     @abstractmethod
     def write(self, assignment: Assignment, submission: Submission, clean: Any) -> None:
-        """Record the clean labels of a valid submission (inside the submit transaction)."""
+        """Record the clean labels of a valid submission (inside the submit transaction). Labels are the
+        assignment's own and count only once its platform vouches for it (Assignment.counted_q); anything a
+        submission changes beyond them (shared state, e.g. QA validity) waits for that: see on_verified."""
+
+    def on_verified(self, assignment: Assignment) -> None:
+        """Apply what a submission changes beyond its own labels, held back by `write` while the platform had not
+        vouched for the work (verification not trusted): services.publishing calls it when sync verifies the
+        assignment. Nothing by default (a protocol whose write only stores labels has nothing held back)."""
+        return None
 
     def assignments_wanted(self, project: Project) -> int:
         """How many workers judge each unit unless the caller says."""

@@ -22,6 +22,7 @@ from django.utils import timezone
 from annotation_tasks.crowd import CostEstimate, CrowdProvider, get_provider
 from annotation_tasks.crowd.base import InsufficientFunds, SubmissionRecord, SubmissionStatus, money
 from annotation_tasks.models import Assignment, Batch, Project, Unit, Worker
+from annotation_tasks.protocols import UnknownProtocol, get_protocol
 from annotation_tasks.services.batches import ensure_publishable, funding_blocker
 
 log = logging.getLogger(__name__)
@@ -249,13 +250,25 @@ def _verification(rec: SubmissionRecord) -> dict:
 
 def _mark_verified(a: Assignment, rec: SubmissionRecord, result: SyncResult) -> None:
     fields = _verification(rec)
+    newly = fields["verification"] == Assignment.Verification.VERIFIED and a.verification != fields["verification"]
     Assignment.objects.filter(pk=a.pk).update(**fields)
     for name, value in fields.items():
         setattr(a, name, value)
     if fields["verification"] == Assignment.Verification.VERIFIED:
         result.verified += 1
+        if newly:  # what the submission changes beyond its labels was held back until now (protocol.on_verified)
+            _apply_held_back(a)
     else:
         result.unverified.append(a.pk)
+
+
+def _apply_held_back(a: Assignment) -> None:
+    try:
+        protocol = get_protocol(Unit.objects.filter(pk=a.unit_id).values_list("mode", flat=True)[0])
+    except (UnknownProtocol, IndexError):
+        return
+    a.refresh_from_db(fields=["status", "submission"])  # the stored submission (sync may move the status after)
+    protocol.on_verified(a)
 
 
 def _reconcile(batch: Batch, unit: Unit, rec: SubmissionRecord, result: SyncResult, seen: set[int]) -> None:

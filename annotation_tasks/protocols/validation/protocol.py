@@ -1,7 +1,9 @@
 """QA validation protocol (expert pre-step): every QA of the response, each judged valid or invalid.
 
 Its judgments are not worker labels: they set QA.validity, and QAs marked invalid leave the crowd's units,
-the analysis frames and the exports (see qasem.crowd_qas and the qa label level's items).
+the analysis frames and the exports (see qasem.crowd_qas and the qa label level's items). Validity is shared
+state, so judgments of work its platform has not vouched for (made-up platform ids) wait in the assignment's
+stored submission and are applied only when sync verifies it (on_verified).
 """
 from __future__ import annotations
 
@@ -47,6 +49,18 @@ class ValidationProtocol(AnnotationProtocol):
         return {"validation": judged}
 
     def write(self, assignment: Assignment, submission: Submission, clean: dict[str, Any]) -> None:
-        judged = clean["validation"]
-        QA.objects.filter(pk__in=[q for q, ok in judged.items() if ok]).update(validity=QA.Validity.VALID)
-        QA.objects.filter(pk__in=[q for q, ok in judged.items() if not ok]).update(validity=QA.Validity.INVALID)
+        if assignment.verification in Assignment.Verification.trusted():
+            _apply(clean["validation"])
+
+    def on_verified(self, assignment: Assignment) -> None:
+        """The held-back judgments of a submission sync has now verified (read from its stored submission, which
+        validate checked at submit); nothing for work that no longer counts (rejected, returned)."""
+        if assignment.status not in Assignment.Status.counted():
+            return
+        items = ((assignment.submission or {}).get("labels") or {}).get("validation") or []
+        _apply({int(x["qa_id"]): bool(x["valid"]) for x in items if isinstance(x, dict) and "qa_id" in x})
+
+
+def _apply(judged: dict[int, bool]) -> None:
+    QA.objects.filter(pk__in=[q for q, ok in judged.items() if ok]).update(validity=QA.Validity.VALID)
+    QA.objects.filter(pk__in=[q for q, ok in judged.items() if not ok]).update(validity=QA.Validity.INVALID)
