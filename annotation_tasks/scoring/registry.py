@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from annotation_tasks.scoring.base import Scorer
@@ -44,6 +45,51 @@ def _llm(**options: Any) -> Scorer:
 
 
 _FACTORIES: dict[str, Callable[..., Scorer]] = {"embedded": _embedded, "overlap": _overlap, "nli": _nli, "llm": _llm}
+
+
+@dataclass(frozen=True)
+class Option:
+    """One constructor argument of a scorer and the settings that give it, first non-empty wins (so this package
+    stays free of Django: services/scoring.py reads the settings named here). `required` names what is missing
+    in the error a researcher sees."""
+
+    settings: tuple[str, ...]
+    default: Any = ""
+    convert: Callable[[Any], Any] = str
+    required: bool = False
+
+
+OPTIONS: dict[str, dict[str, Option]] = {
+    "nli": {
+        "model_dir": Option(("SCORER_NLI_MODEL_DIR",), required=True),
+        "device": Option(("SCORER_DEVICE",), None, lambda v: str(v) or None),
+        "batch_size": Option(("SCORER_BATCH_SIZE",), 16, int),
+        "dtype": Option(("SCORER_DTYPE",), "auto"),
+    },
+    "llm": {
+        "base_url": Option(("SCORER_LLM_BASE_URL", "LLM_BASE_URL"), required=True),
+        "model": Option(("SCORER_LLM_MODEL", "LLM_MODEL"), required=True),
+        "api_key": Option(("LLM_API_KEY",)),
+        "template": Option(("SCORER_LLM_TEMPLATE",), None, lambda v: str(v) or None),
+    },
+}
+
+
+def scorer_options(name: str, setting: Callable[[str], Any]) -> dict[str, Any]:
+    """The scorer's constructor arguments from `setting(NAME)` (a settings lookup returning None when unset);
+    UnknownScorer for a name that is not registered, ValueError naming the settings a required option lacks."""
+    name = (name or DEFAULT_SCORER).strip().lower()
+    if name not in _FACTORIES:
+        get_scorer(name)  # raises UnknownScorer with the list of names
+    out: dict[str, Any] = {}
+    for arg, option in OPTIONS.get(name, {}).items():
+        value = next((v for v in (setting(n) for n in option.settings) if v not in (None, "")), None)
+        if value is None and option.required:
+            raise ValueError(f"the {name} scorer needs {' (or '.join(option.settings)}{')' * (len(option.settings) - 1)}")
+        out[arg] = option.default if value is None else option.convert(value)
+    return out
+
+
 _CACHE: dict[tuple, Scorer] = {}
 _LOCK = threading.Lock()
 

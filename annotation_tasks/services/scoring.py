@@ -42,31 +42,21 @@ class ScoringError(ValueError):
 
 
 def scorer_options(name: str) -> dict[str, Any]:
-    """Settings a scorer needs: local model directories and endpoints (models never download)."""
-    if name == "nli":
-        return {
-            "model_dir": getattr(settings, "SCORER_NLI_MODEL_DIR", ""),
-            "device": getattr(settings, "SCORER_DEVICE", "") or None,
-            "batch_size": int(getattr(settings, "SCORER_BATCH_SIZE", 16)),
-        }
-    if name == "llm":
-        return {
-            "base_url": getattr(settings, "SCORER_LLM_BASE_URL", "") or getattr(settings, "LLM_BASE_URL", ""),
-            "model": getattr(settings, "SCORER_LLM_MODEL", "") or getattr(settings, "LLM_MODEL", ""),
-            "api_key": getattr(settings, "LLM_API_KEY", ""),
-            "template": getattr(settings, "SCORER_LLM_TEMPLATE", "") or None,
-        }
-    return {}
+    """Settings a scorer needs (local model directories, endpoints: models never download), as its package
+    declares them (scoring/registry.OPTIONS)."""
+    try:
+        return registry.scorer_options(name, lambda setting: getattr(settings, setting, None))
+    except registry.UnknownScorer as exc:
+        raise ScoringError(str(exc)) from exc
+    except ValueError as exc:
+        raise ScoringError(f"{exc} (docs/scoring.md)") from exc
 
 
 def get_scorer(name: str) -> Scorer:
     name = (name or "").strip().lower()
-    if name == "nli" and not scorer_options(name)["model_dir"]:
-        raise ScoringError("the nli scorer needs SCORER_NLI_MODEL_DIR (a local model directory)")
-    if name == "llm" and not (scorer_options(name)["base_url"] and scorer_options(name)["model"]):
-        raise ScoringError("the llm scorer needs SCORER_LLM_BASE_URL (or LLM_BASE_URL) and SCORER_LLM_MODEL (or LLM_MODEL)")
+    options = scorer_options(name)
     try:
-        return registry.get_scorer(name, **scorer_options(name))
+        return registry.get_scorer(name, **options)
     except registry.UnknownScorer as exc:
         raise ScoringError(str(exc)) from exc
 

@@ -93,3 +93,38 @@ def test_labels_without_entailment_are_refused(tmp_path):
     tiny_cross_encoder(tmp_path, WORDS, {0: "positive", 1: "negative", 2: "mixed"})
     with pytest.raises(ScorerError, match="cannot tell the entailment label"):
         NLIScorer(str(tmp_path), device="cpu")
+
+
+def test_dtype_auto_is_float32_on_cpu_and_bfloat16_is_used_when_asked(tmp_path):
+    import torch
+
+    from annotation_tasks.scoring.nli import NLIScorer
+
+    model, tokenizer = tiny_cross_encoder(tmp_path, WORDS, NLI_LABELS)
+    pairs = [(Reference("muir finished fourth in london ."), Claim.fact("muir finished third ."))]
+    auto = NLIScorer(str(tmp_path), device="cpu")
+    assert auto.dtype == "float32" and next(auto.model.parameters()).dtype == torch.float32
+    half = NLIScorer(str(tmp_path), device="cpu", dtype="bf16")
+    assert half.dtype == "bfloat16" and next(half.model.parameters()).dtype == torch.bfloat16
+    assert half.version == auto.version + ":bfloat16"  # scores of another precision are another version
+    direct = _direct(model, tokenizer, pairs[0][0].text, pairs[0][1].text, 2)
+    assert auto.score_batch(pairs)[0].value == pytest.approx(direct, abs=1e-5)
+    assert half.score_batch(pairs)[0].value == pytest.approx(direct, abs=2e-2)  # bf16 keeps ~3 digits
+    with pytest.raises(ScorerError, match="SCORER_DTYPE 'int3'"):
+        NLIScorer(str(tmp_path), device="cpu", dtype="int3")
+
+
+def test_scorer_options_come_from_the_settings_the_scorer_declares():
+    from annotation_tasks.scoring import registry
+
+    given = {"SCORER_NLI_MODEL_DIR": "/models/nli", "SCORER_BATCH_SIZE": "8", "LLM_BASE_URL": "http://127.0.0.1:9",
+             "SCORER_LLM_MODEL": "m"}
+    options = registry.scorer_options("nli", given.get)
+    assert options == {"model_dir": "/models/nli", "device": None, "batch_size": 8, "dtype": "auto"}
+    llm = registry.scorer_options("llm", given.get)  # SCORER_LLM_BASE_URL unset: LLM_BASE_URL gives it
+    assert llm["base_url"] == "http://127.0.0.1:9" and llm["model"] == "m" and llm["template"] is None
+    with pytest.raises(ValueError, match="needs SCORER_LLM_BASE_URL \\(or LLM_BASE_URL\\)"):
+        registry.scorer_options("llm", {"SCORER_LLM_MODEL": "m"}.get)
+    with pytest.raises(registry.UnknownScorer):
+        registry.scorer_options("nope", given.get)
+    assert registry.scorer_options("embedded", given.get) == {}
