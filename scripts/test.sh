@@ -11,6 +11,9 @@ ruff check .          # style, and cyclomatic complexity <= 15 (exceptions liste
 lint-imports          # the boundaries of docs/architecture.md (contracts in pyproject.toml)
 mypy                  # the pure packages and the plug-in interfaces (files in pyproject.toml)
 if [ -f frontend/package.json ]; then
+  # the server's protocol manifest, read by the element's contract suite (frontend/tests/contract)
+  mkdir -p frontend/tests/contract/generated
+  python manage.py protocols --json -o frontend/tests/contract/generated/manifest.json
   (cd frontend && npx vitest run)
 fi
 
@@ -19,5 +22,7 @@ env -u DATABASE_URL python -m pytest "$@"  # tests/topology skips itself here (P
 if [ -n "${TEST_POSTGRES_URL:-}" ]; then
   echo "== pytest on PostgreSQL =="
   # with TEST_REDIS_URL set this pass also runs tests/topology: PostgreSQL + Redis + gunicorn + two Celery workers
-  DATABASE_URL="$TEST_POSTGRES_URL" python -m pytest "$@"
+  # tests that touch no database (parser, scoring, analysis: marked db_free by tests/conftest.py) and the model-training
+  # and native-build tests (marked once) ran in the SQLite pass: the database cannot change their outcome.
+  DATABASE_URL="$TEST_POSTGRES_URL" python -m pytest -m "not db_free and not once" "$@"
 fi
