@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from annotation_tasks.importers import adjudications
-from annotation_tasks.importers.base import Where, check_type, read_jsonl, require
+from annotation_tasks.importers.base import ErrorCollector, Where, check_type, read_jsonl, require
 from annotation_tasks.importers.common import (
     BULK,
     IMPORTED,
@@ -84,12 +84,15 @@ def read(path: Path, system: str) -> list[GenerationRecord]:
     """Every line of one file, validated; topics must be unique within the file."""
     records: list[GenerationRecord] = []
     seen: dict[str, int] = {}
-    for lineno, obj in read_jsonl(path):
-        rec = parse_line(obj, Where(path.name, lineno), system)
-        if rec.topic in seen:
-            raise Where(path.name, lineno, "topic").error(f"topic {rec.topic!r} already on line {seen[rec.topic]}")
-        seen[rec.topic] = lineno
-        records.append(rec)
+    errors = ErrorCollector()  # every bad line is reported (the first MAX_ERRORS listed), not only the first
+    for lineno, obj in read_jsonl(path, errors):
+        with errors.line():
+            rec = parse_line(obj, Where(path.name, lineno), system)
+            if rec.topic in seen:
+                raise Where(path.name, lineno, "topic").error(f"topic {rec.topic!r} already on line {seen[rec.topic]}")
+            seen[rec.topic] = lineno
+            records.append(rec)
+    errors.check()
     return records
 
 

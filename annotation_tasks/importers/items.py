@@ -14,7 +14,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from annotation_tasks.importers.base import ImportFormatError, Where, check_type, read_csv, read_jsonl
+from annotation_tasks.importers.base import (
+    ErrorCollector,
+    ImportFormatError,
+    Where,
+    check_type,
+    json_error_text,
+    read_csv,
+    read_jsonl,
+)
 from annotation_tasks.importers.common import BULK, ImportResult, in_chunks, sources_by_external_id, start_import
 from annotation_tasks.importers.tokenize import split_sentences, tokenize
 from annotation_tasks.models import Project, Response, Source
@@ -37,30 +45,38 @@ class ItemRecord:
 def read(path: Path) -> list[ItemRecord]:
     """Rows of a .jsonl or .csv file (chosen by suffix), validated, with per-source agreement checked."""
     suffix = path.suffix.lower()
+    errors = ErrorCollector()  # every bad line is reported (the first MAX_ERRORS listed), not only the first
     if suffix in (".jsonl", ".json", ".ndjson"):
-        rows = ((n, obj, False) for n, obj in read_jsonl(path))
+        rows = ((n, obj, False) for n, obj in read_jsonl(path, errors))
     elif suffix in (".csv", ".tsv"):
-        rows = ((n, obj, True) for n, obj in read_csv(path))
+        rows = ((n, obj, True) for n, obj in read_csv(path, errors))
     else:
         raise ImportFormatError(path.name, None, None, "unknown item file type (use .jsonl or .csv)")
     records: list[ItemRecord] = []
     sources: dict[str, ItemRecord] = {}
     responses: dict[str, int] = {}
     for lineno, obj, from_csv in rows:
-        where = Where(path.name, lineno)
-        rec = parse_row(obj, where, from_csv)
-        first = sources.setdefault(rec.source_id, rec)
-        for name in ("text", "passages", "question"):
-            if getattr(first, name) != getattr(rec, name):
-                label = "source" if name == "text" else name
-                raise where.child(label).error(f"differs from line {first.line} for source_id {rec.source_id!r}")
-        if rec.response_id in responses:
-            raise where.child("response_id").error(
-                f"response {rec.response_id!r} already on line {responses[rec.response_id]}"
-            )
-        responses[rec.response_id] = lineno
-        records.append(rec)
+        with errors.line():
+            records.append(_agreeing_row(obj, Where(path.name, lineno), from_csv, sources, responses))
+    errors.check()
     return records
+
+
+def _agreeing_row(obj: Any, where: Where, from_csv: bool, sources: dict[str, ItemRecord],
+                  responses: dict[str, int]) -> ItemRecord:
+    """One row, checked against the rows before it: the same source text per source id, one row per response."""
+    rec = parse_row(obj, where, from_csv)
+    first = sources.setdefault(rec.source_id, rec)
+    for name in ("text", "passages", "question"):
+        if getattr(first, name) != getattr(rec, name):
+            label = "source" if name == "text" else name
+            raise where.child(label).error(f"differs from line {first.line} for source_id {rec.source_id!r}")
+    if rec.response_id in responses:
+        raise where.child("response_id").error(
+            f"response {rec.response_id!r} already on line {responses[rec.response_id]}"
+        )
+    responses[rec.response_id] = where.line or 0
+    return rec
 
 
 def parse_row(obj: Any, where: Where, from_csv: bool) -> ItemRecord:
@@ -124,7 +140,7 @@ def _csv_passages(cell: str, where: Where) -> list[str]:
     try:
         value = json.loads(cell)
     except json.JSONDecodeError as exc:
-        raise where.error(f"invalid JSON array: {exc.msg} at column {exc.colno}") from exc
+        raise where.error(f"invalid JSON array: {json_error_text(exc)}") from exc
     return value
 
 

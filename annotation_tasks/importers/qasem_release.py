@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from annotation_tasks.importers import adjudications
-from annotation_tasks.importers.base import Where, check_str_list, check_type, read_jsonl, require
+from annotation_tasks.importers.base import ErrorCollector, Where, check_str_list, check_type, read_jsonl, require
 from annotation_tasks.importers.common import (
     BULK,
     IMPORTED,
@@ -141,17 +141,21 @@ class LineRecord:
 
 
 def read(path: Path) -> list[LineRecord]:
-    """Every line of the file, validated; raises ImportFormatError at the first bad value."""
+    """Every line of the file, validated; raises ImportErrors listing every bad line (the first MAX_ERRORS)."""
     records: list[LineRecord] = []
     seen: dict[str, int] = {}
-    for lineno, obj in read_jsonl(path):
-        rec = parse_line(obj, Where(path.name, lineno))
-        if rec.response_external_id in seen:
-            raise Where(path.name, lineno, "model").error(
-                f"response {rec.response_external_id!r} (source_id + model) already on line {seen[rec.response_external_id]}"
-            )
-        seen[rec.response_external_id] = lineno
-        records.append(rec)
+    errors = ErrorCollector()
+    for lineno, obj in read_jsonl(path, errors):
+        with errors.line():
+            rec = parse_line(obj, Where(path.name, lineno))
+            if rec.response_external_id in seen:
+                raise Where(path.name, lineno, "model").error(
+                    f"response {rec.response_external_id!r} (source_id + model) already on line "
+                    f"{seen[rec.response_external_id]}"
+                )
+            seen[rec.response_external_id] = lineno
+            records.append(rec)
+    errors.check()
     return records
 
 

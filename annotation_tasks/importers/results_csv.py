@@ -21,7 +21,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from annotation_tasks.csvsafe import restore
-from annotation_tasks.importers.base import ImportFormatError
+from annotation_tasks.importers.base import ImportFormatError, check_header
 from annotation_tasks.models import Assignment, Batch, Response, Source, Unit, UnitResponse, Worker
 
 FILE = "results CSV"
@@ -143,7 +143,12 @@ def read(
 
     Raises ImportFormatError naming the line and column of a row that cannot be imported at all (no worker,
     an unknown mode), before anything is written; an answer that does not read as labels is only reported."""
-    table = csv.DictReader(cast(io.TextIOBase, rows)) if hasattr(rows, "read") else cast(Iterable[Mapping[str, str]], rows)
+    if hasattr(rows, "read"):
+        reader = csv.DictReader(cast(io.TextIOBase, rows))
+        check_header(FILE, reader.fieldnames or [])
+        table: Iterable[Mapping[str, str]] = reader
+    else:
+        table = cast(Iterable[Mapping[str, str]], rows)
     # our writer quotes formula-leading cells (annotation_tasks.csvsafe): read them back as they were written
     return [_row(line, {k: restore(v) if isinstance(v, str) else v for k, v in row.items()}, answer_to_labels)
             for line, row in enumerate(table, start=2)]

@@ -23,7 +23,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from annotation_tasks.importers.base import ImportFormatError, Where, check_type, read_csv, read_jsonl
+from annotation_tasks.importers.base import (
+    ErrorCollector,
+    ImportFormatError,
+    Where,
+    check_type,
+    json_error_text,
+    read_csv,
+    read_jsonl,
+)
 from annotation_tasks.importers.common import BULK, ImportResult, existing_response_ids, sources_by_external_id
 from annotation_tasks.importers.tokenize import split_sentences, tokenize
 from annotation_tasks.models import Project, Response, Source
@@ -51,28 +59,34 @@ class WikiEvalRow:
 def read(path: Path) -> list[WikiEvalRow]:
     """Every row of a .jsonl or .csv file, validated; row ids unique within the file."""
     suffix = path.suffix.lower()
+    errors = ErrorCollector()  # every bad line is reported (the first MAX_ERRORS listed), not only the first
     if suffix in (".jsonl", ".json", ".ndjson"):
-        rows = ((n, obj, False) for n, obj in read_jsonl(path))
+        rows = ((n, obj, False) for n, obj in read_jsonl(path, errors))
     elif suffix == ".csv":
-        rows = ((n, obj, True) for n, obj in read_csv(path))
+        rows = ((n, obj, True) for n, obj in read_csv(path, errors))
     else:
         raise ImportFormatError(path.name, None, None, "unknown WikiEval file type (use .jsonl or .csv)")
     out: list[WikiEvalRow] = []
     seen: dict[str, int] = {}
     for lineno, obj, from_csv in rows:
-        where = Where(path.name, lineno)
-        row = parse_row(obj, where, from_csv)
-        if row.source_id in seen:
-            field = "id" if ("id" in obj or "unique_id" in obj) else "question"
-            raise where.child(field).error(
-                f"row {row.source_id!r} already on line {seen[row.source_id]}"
-                + ("" if field == "id" else " (the same question: give each row an id)")
-            )
-        seen[row.source_id] = lineno
-        out.append(row)
+        with errors.line():
+            out.append(_unique_row(obj, Where(path.name, lineno), from_csv, seen))
+    errors.check()
     if not out:
         raise ImportFormatError(path.name, None, None, "no rows")
     return out
+
+
+def _unique_row(obj: Any, where: Where, from_csv: bool, seen: dict[str, int]) -> WikiEvalRow:
+    row = parse_row(obj, where, from_csv)
+    if row.source_id in seen:
+        field = "id" if ("id" in obj or "unique_id" in obj) else "question"
+        raise where.child(field).error(
+            f"row {row.source_id!r} already on line {seen[row.source_id]}"
+            + ("" if field == "id" else " (the same question: give each row an id)")
+        )
+    seen[row.source_id] = where.line or 0
+    return row
 
 
 def _text(obj: dict, name: str, where: Where) -> str:
@@ -106,7 +120,7 @@ def _csv_list(cell: str, where: Where) -> Any:
         try:
             value = ast.literal_eval(cell.strip())
         except (ValueError, SyntaxError, MemoryError, RecursionError):
-            raise where.error(f"invalid JSON array: {exc.msg} at column {exc.colno}") from exc
+            raise where.error(f"invalid JSON array: {json_error_text(exc)}") from exc
         return value if isinstance(value, list) else cell
 
 
@@ -140,6 +154,11 @@ def parse_row(obj: Any, where: Where, from_csv: bool) -> WikiEvalRow:
         raise where.child("context_v1").error("missing context (context_v1 or context)")
     second = _context(obj, "context_v2", where, from_csv)
     contexts = [first, second] if second else [first]
+    for column in ANSWERS:  # an empty cell is no answer; a blank one is a mistake to show, not to drop silently
+        value = obj.get(column)
+        if isinstance(value, str) and value and not value.strip():
+            raise where.child(column).error(
+                "only whitespace: give the answer's text, or leave the cell empty (null) for no answer")
     answers = [(column, _text(obj, column, where)) for column in ANSWERS]
     answers = [(column, text) for column, text in answers if text]
     if len(answers) < 2 and len(contexts) < 2:

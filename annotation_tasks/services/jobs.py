@@ -265,12 +265,20 @@ def state(job: Job, now: datetime | None = None) -> str:
     return "stalled" if is_stalled(job, now) else job.status
 
 
+# A failed Job's result carries FINAL: True when its input was refused as it is (an import's located errors):
+# running it again cannot end otherwise, and a resume would only replace the errors the researcher needs.
+FINAL = "final"
+
+
 def resume_refusal(job: Job, now: datetime | None = None) -> str:
     """Why `job` cannot be resumed now ("" when it can): failed, stalled and queued Jobs can."""
     if job.kind not in KINDS:
         return f"job {job.pk} is a {job.kind} job, which has no task to resume"
     if job.status == Job.Status.DONE:
         return f"job {job.pk} is done"
+    if job.status == Job.Status.FAILED and (job.result or {}).get(FINAL):
+        return (f"job {job.pk} failed on its input ({job.error or 'see its errors'}); running it again cannot "
+                "help: fix the file and upload it again")
     if job.status == Job.Status.RUNNING and not is_stalled(job, now):
         return (f"job {job.pk} is running (its worker is alive); it can be resumed once it is stalled, "
                 f"{settings.JOB_STALL_SECONDS:g} s without a heartbeat")
@@ -279,7 +287,8 @@ def resume_refusal(job: Job, now: datetime | None = None) -> str:
 
 def offers_resume(job: Job) -> bool:
     """Whether the dashboard offers Resume: stalled or failed (a queued Job is waiting for a busy worker)."""
-    return job.kind in KINDS and (job.status == Job.Status.FAILED or is_stalled(job))
+    return job.kind in KINDS and (job.status == Job.Status.FAILED and not (job.result or {}).get(FINAL)
+                                  or is_stalled(job))
 
 
 def resume(job: Job, *, queue: bool = True) -> Job:

@@ -15,6 +15,7 @@ from pathlib import Path
 from django.conf import settings
 from django.core.files.uploadedfile import UploadedFile
 
+from annotation_tasks.importers.base import ImportErrors
 from annotation_tasks.models import Job, Project
 from annotation_tasks.services import jobs
 
@@ -104,6 +105,9 @@ def _import(job: Job, progress: jobs.Progress) -> dict:
 
     params = job.params
     path, fmt, project_name = upload_path(job), params["format"], job.project.name
+    if not path.is_file() and (job.result or {}).get("errors"):  # refused before (a job from before FINAL)
+        raise jobs.JobFailed(f"{params.get('file', 'upload')}: refused; fix the file and upload it again "
+                             "(its errors are listed)", {**job.result, jobs.FINAL: True})
     if not path.is_file():
         raise jobs.JobFailed(f"{params.get('file', 'upload')}: the uploaded file is gone (removed after an earlier "
                              "run of this import); upload it again", {"errors": []})
@@ -114,9 +118,12 @@ def _import(job: Job, progress: jobs.Progress) -> dict:
             results = [imports.import_qasem_release(path, project_name)]
         else:
             results = imports.import_factscore([path], project_name, system=params.get("system") or None)
-    except imports.ImportFormatError as exc:
-        error = {"file": exc.file, "line": exc.line, "field": exc.field, "message": exc.message}
-        raise jobs.JobFailed(str(exc), {"errors": [error]}) from exc
+    except imports.ImportFormatError as exc:  # ImportErrors: every bad line (the first MAX_ERRORS) and their count
+        listed = exc.errors if isinstance(exc, ImportErrors) else [exc]
+        errors = [{"file": e.file, "line": e.line, "field": e.field, "message": e.message} for e in listed]
+        total = exc.total if isinstance(exc, ImportErrors) else 1
+        # the file is refused as it is: running it again cannot help, so the job offers no Resume (jobs.FINAL)
+        raise jobs.JobFailed(str(exc), {"errors": errors, "errors_total": total, jobs.FINAL: True}) from exc
     except Exception as exc:  # an unexpected failure still ends the job, with its message (no server paths)
         log.exception("import job %s failed", job.pk)
         message = str(exc).replace(str(path.parent), "").replace(str(upload_dir()), "")

@@ -6,6 +6,7 @@ from collections.abc import Callable
 from django.core.management.base import BaseCommand, CommandError
 
 from annotation_tasks.importers import ImportFormatError, ImportResult
+from annotation_tasks.importers.base import ImportErrors
 from annotation_tasks.services import projects
 
 
@@ -28,6 +29,8 @@ def run_import(command: BaseCommand, call: Callable[[], ImportResult | list[Impo
     try:
         results = call()
     except ImportFormatError as exc:
+        if isinstance(exc, ImportErrors) and exc.total > 1:  # every bad line (the first MAX_ERRORS), one a line
+            raise CommandError(f"nothing imported: {exc.total} errors\n" + "\n".join(exc.lines())) from exc
         raise CommandError(f"nothing imported: {exc}") from exc
     for result in results if isinstance(results, list) else [results]:
         command.stdout.write(result.summary())
