@@ -123,11 +123,61 @@ class CostEstimate:
         )
 
 
+class FairPayError(ProviderError):
+    """The expected hourly rate is below the platform's minimum; nothing was published."""
+
+
+@dataclass(frozen=True)
+class HourlyRate:
+    """What a worker is expected to earn per hour: the reward per unit over the time one unit takes."""
+
+    reward_per_unit: Decimal
+    seconds_per_unit: float
+    source: str  # "pilot median" or "researcher estimate"
+    currency: str
+    minimum: Decimal | None  # the platform's minimum per hour in this currency, None where it sets none
+
+    @property
+    def per_hour(self) -> Decimal:
+        return money(self.reward_per_unit * Decimal(3600) / Decimal(str(max(self.seconds_per_unit, 1.0))))
+
+    @property
+    def below_minimum(self) -> bool:
+        return self.minimum is not None and self.per_hour < self.minimum
+
+    def describe(self) -> str:
+        floor = f"; the platform's minimum is {self.minimum} {self.currency}/h" if self.minimum is not None else ""
+        return (f"{self.reward_per_unit} {self.currency} per unit at {self.seconds_per_unit:.0f} s per unit "
+                f"({self.source}) = {self.per_hour} {self.currency}/h{floor}")
+
+
 class CrowdProvider(abc.ABC):
     """One crowd platform. Providers never touch labels; labels never know the provider."""
 
     name: str = ""
     currency: str = "USD"
+    # One platform object (a study) for the whole batch: each participant takes a place, enters the batch's own
+    # entry URL (crowd.entry.study_entry_url) and our queue hands them units (services.sessions).
+    batch_study: bool = False
+    # The platform's minimum pay per hour by currency (Prolific: judged on the median time); {} where none.
+    minimum_hourly: Mapping[str, Decimal] = {}
+
+    def hourly_rate(self, reward_per_unit: Decimal, seconds_per_unit: float, source: str) -> HourlyRate:
+        return HourlyRate(money(reward_per_unit), float(seconds_per_unit), source, self.currency,
+                          self.minimum_hourly.get(self.currency))
+
+    # -- batch studies (batch_study providers) ---------------------------------------------
+    def check_study_entry(self, batch, context: EntryContext) -> str | None:
+        """Why these ids cannot be this batch study's, or None (the batch's counterpart of check_entry)."""
+        return None
+
+    def set_places(self, batch, places: int) -> None:
+        """Raise the study's places to `places` (never lowered: places already taken are paid for)."""
+        raise ProviderError(f"{self.name} has no places to raise")
+
+    def completion(self, context: EntryContext) -> tuple[str, str]:
+        """(the completion code shown to the participant, the URL that hands it to the platform, or "")."""
+        return "", context.completion_url
 
     def bonus_fee_rate(self) -> Decimal:
         """Fee the platform charges on bonuses (MTurk 20%); used for budget reports only."""

@@ -14,6 +14,7 @@ from django.core import signing
 from annotation_tasks.signing import unit_entry_path
 
 LOCAL_WORKER_SALT = "factcrowd.local-worker"
+STUDY_SALT = "factcrowd.study"
 
 
 def unit_entry_url(unit, provider_name: str, **params: str) -> str:
@@ -33,3 +34,22 @@ def read_local_worker_param(value: str) -> str | None:
         return str(signing.loads(value, salt=LOCAL_WORKER_SALT)["w"])
     except (signing.BadSignature, KeyError, TypeError):
         return None
+
+
+def study_ref(batch) -> str:
+    """The opaque batch reference in a batch study's entry URL (/work/study/<ref>/): one link for every place."""
+    return signing.dumps({"b": batch.pk}, salt=STUDY_SALT, compress=True)
+
+
+def read_study_ref(ref: str) -> int | None:
+    try:
+        return int(signing.loads(ref, salt=STUDY_SALT)["b"])
+    except (signing.BadSignature, KeyError, TypeError, ValueError):
+        return None
+
+
+def study_entry_url(batch, provider_name: str, **params: str) -> str:
+    """Absolute URL of a batch study's entry page: the participant enters the batch, our queue hands the units."""
+    base = settings.PUBLIC_BASE_URL.rstrip("/")
+    query = urlencode({"provider": provider_name, **params})
+    return f"{base}/work/study/{study_ref(batch)}/?{query}"

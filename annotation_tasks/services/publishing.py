@@ -20,7 +20,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from annotation_tasks.crowd import CostEstimate, CrowdProvider, get_provider
-from annotation_tasks.crowd.base import InsufficientFunds, SubmissionRecord, SubmissionStatus, money
+from annotation_tasks.crowd.base import FairPayError, InsufficientFunds, SubmissionRecord, SubmissionStatus, money
 from annotation_tasks.models import Assignment, Batch, Project, Unit, Worker
 from annotation_tasks.protocols import UnknownProtocol, get_protocol
 from annotation_tasks.services.batches import ensure_publishable, funding_blocker
@@ -87,12 +87,23 @@ def check_publish(
 ) -> PublishPlan:
     """The batch's publish rules, then the cost against the balance (one platform call, only with units pending).
 
-    Raises BatchRuleError when a rule blocks, InsufficientFunds when the balance does not cover the cost, and
+    Raises BatchRuleError when a rule blocks, FairPayError when the expected hourly rate is below the platform's
+    minimum (services.sessions.hourly_rate), InsufficientFunds when the balance does not cover the cost, and
     ProviderError when the platform cannot be asked.
     """
     ensure_publishable(batch)
     provider = provider or provider_for(batch)
     pending, estimate = estimate_batch(batch, provider, reward=money(reward), assignments_per_unit=assignments_per_unit)
+    if pending and provider.minimum_hourly:
+        from annotation_tasks.services.sessions import hourly_rate
+
+        rate = hourly_rate(batch, provider, money(reward))
+        if rate.below_minimum:
+            raise FairPayError(
+                f"{provider.name} requires at least {rate.minimum} {rate.currency} per hour (judged on the median "
+                f"time); this batch pays {rate.per_hour} {rate.currency} per hour: {rate.describe()}. Raise the "
+                f"reward to at least {money(rate.minimum * Decimal(str(rate.seconds_per_unit)) / 3600)} "
+                f"{rate.currency} per unit, or pilot the batch to measure its time")
     balance = provider.account_balance() if pending else None
     blocker = funding_blocker(provider.name, estimate, balance) if check_balance else None
     if blocker is not None:
@@ -145,6 +156,16 @@ def publish_batch(
     }
     batch.save(update_fields=["provider", "settings"])
 
+    if provider.batch_study:
+        _publish_study(batch, provider, pending, reward=reward, assignments_per_unit=assignments_per_unit,
+                       resume=resuming, options=options)
+        result.published.extend(pending)
+        batch.status = Batch.Status.PUBLISHED
+        batch.published_at = batch.published_at or timezone.now()
+        batch.save(update_fields=["status", "published_at"])
+        log.info("published %d units of batch %s as one %s study", len(pending), batch.pk, provider.name)
+        return result
+
     if rate_per_second is None:  # the platforms' limit; nothing to hold back where no platform is called
         rate_per_second = 0.0 if provider.name == LOCAL else getattr(settings, "CROWD_PUBLISH_RATE", DEFAULT_PUBLISH_RATE)
     limiter = limiter or RateLimiter(rate_per_second)
@@ -162,6 +183,29 @@ def publish_batch(
     batch.save(update_fields=["status", "published_at"])
     log.info("published %d units of batch %s via %s", len(result.published), batch.pk, provider.name)
     return result
+
+
+def _publish_study(batch: Batch, provider: CrowdProvider, pending: list[Unit], *, reward: Decimal,
+                   assignments_per_unit: int, resume: bool, options: dict) -> None:
+    """One study for the batch (services.sessions): places = units x assignments / units per place, rounded up;
+    every unit's reference, and the batch's, is the study."""
+    from annotation_tasks.services import sessions
+
+    per_place = max(1, int(options.get("units_per_place") or (batch.settings or {}).get("units_per_place")
+                           or sessions.DEFAULT_UNITS_PER_PLACE))
+    places = sessions.places_needed(len(pending), assignments_per_unit, per_place)
+    study_options = {**options, "units_per_place": per_place, "places": places}
+    refs = provider.publish(batch, pending, reward=reward, assignments_per_unit=assignments_per_unit, resume=resume,
+                            **study_options)
+    ref = refs[0]
+    with transaction.atomic():
+        Unit.objects.filter(pk__in=[u.pk for u in pending]).update(provider_ref=ref,
+                                                                   assignments_wanted=assignments_per_unit)
+        batch.provider_ref = ref
+        batch.settings = {**(batch.settings or {}), "units_per_place": per_place, "places": places}
+        batch.save(update_fields=["provider_ref", "settings"])
+    for unit in pending:
+        unit.provider_ref, unit.assignments_wanted = ref, assignments_per_unit
 
 
 def close_batch(batch: Batch, provider: CrowdProvider | None = None) -> None:
@@ -330,8 +374,16 @@ def _reconcile(batch: Batch, unit: Unit, rec: SubmissionRecord, result: SyncResu
 def sync_batch(batch: Batch, provider: CrowdProvider | None = None) -> SyncResult:
     """Upsert the platform's submissions on (assignment id, worker id) and reconcile statuses with ours."""
     provider = provider or provider_for(batch)
-    units = {u.provider_ref: u for u in batch.units.exclude(provider_ref="")}
     result = SyncResult()
+    from annotation_tasks.services import sessions
+
+    if sessions.is_study_batch(batch):  # one study: its submissions are places, each with several units
+        places = sessions.reconcile(batch, list(provider.list_submissions(batch)))
+        result.seen, result.verified, result.unknown_unit = places.seen, places.verified, places.unknown
+        result.unverified = places.unverified
+        sessions.ensure_places(batch, provider)
+        return result
+    units = {u.provider_ref: u for u in batch.units.exclude(provider_ref="")}
     seen: set[int] = set()
     for rec in provider.list_submissions(batch):
         result.seen += 1

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from annotation_tasks.models import Batch, Project, Response, Source, Unit, UnitResponse
+from annotation_tasks.models import Assignment, Batch, Project, Response, Source, Unit, UnitResponse
 from tests.crowd.fakes.fake_mturk import FakeMTurk
 
 
@@ -47,3 +47,42 @@ def fake_prolific(settings):
     settings.PUBLIC_BASE_URL = "https://factcrowd.example.org"
     yield fake
     fake.stop()
+
+
+def enter_place(client, fake, batch, participant_id: str) -> tuple[dict, object]:
+    """A participant takes a place of the batch's Prolific study and opens its entry URL (as Prolific's link
+    would): answers (the submission Prolific made, the Django response of our entry page)."""
+    from urllib.parse import urlparse
+
+    started = fake.start_submission(batch.provider_ref, participant_id)
+    parsed = urlparse(started["url"])
+    return started, client.get(f"{parsed.path}?{parsed.query}")
+
+
+def element_attrs(response) -> dict[str, str]:
+    """The annotator element's attributes on a unit page (empty when the page shows no unit)."""
+    import re
+    from html import unescape
+
+    found = re.search(r"<factcrowd-annotator([^>]*)>", response.content.decode())
+    return {k: unescape(v) for k, v in re.findall(r'([a-z-]+)="([^"]*)"', found.group(1))} if found else {}
+
+
+def work_through_place(client, fake, batch, participant_id: str, label) -> tuple[dict, list[int], object]:
+    """Enter a place and submit every unit it hands out (label(client, token) labels and submits one), until the
+    completion page: answers (the submission, the unit ids done in order, the last page)."""
+    from urllib.parse import urlparse
+
+    started, page = enter_place(client, fake, batch, participant_id)
+    done: list[int] = []
+    for _ in range(200):
+        attrs = element_attrs(page)
+        if not attrs:
+            return started, done, page
+        from annotation_tasks.services.tokens import read_assignment_token
+
+        done.append(Assignment.objects.get(pk=read_assignment_token(attrs["token"]).assignment_id).unit_id)
+        label(client, attrs["token"])
+        nxt = urlparse(started["url"])
+        page = client.get(f"{nxt.path}?{nxt.query}")
+    raise AssertionError("the place never ended")

@@ -111,24 +111,28 @@ def test_prolific_path(client, fake_prolific, settings):
     unit = make_unit("Path Prolific", n_qas=2, n_responses=1, wanted=1, provider="prolific")
     batch = unit.batch
     out = run("publish", "--project", "Path Prolific", "--provider", "prolific", "--batch", batch.name,
-              "--assignments", "1", "--reward", "1.20", "--yes")
-    assert "GBP" in out and "published 1 units" in out
+              "--assignments", "1", "--reward", "1.20", "--units-per-place", "2", "--yes")
+    assert "GBP" in out and "published 1 units" in out and "one study" in out
     unit.refresh_from_db()
     study = fake_prolific.studies[unit.provider_ref]
-    assert study["status"] == "ACTIVE" and study["reward"] == 120
+    assert study["status"] == "ACTIVE" and study["reward"] == 240 and study["total_available_places"] == 1
+    assert "/work/study/" in study["external_study_url"]
     assert "PROLIFIC_PID={{%PROLIFIC_PID%}}" in study["external_study_url"]
 
     started = fake_prolific.start_submission(unit.provider_ref, "PID-1")
     element = open_unit(client, started["url"])
-    assert element["completion-url"].startswith(f"{fake_prolific.url}/submissions/complete?cc=")
     label_everything(client, element["token"])
-    # what the element does next: send the participant to the completion URL
-    assert requests.get(element["completion-url"], timeout=10).status_code == 200
+    # what the page does next: back to the study's entry page, which (no unit left) shows the completion link
+    page = client.get(urlparse(started["url"]).path + "?" + urlparse(started["url"]).query).content.decode()
+    link = unescape(re.search(r'data-testid="completion-link" href="([^"]+)"', page).group(1))
+    assert link.startswith(f"{fake_prolific.url}/submissions/complete?cc=")
+    assert requests.get(link, timeout=10).status_code == 200
     assert fake_prolific.submissions[started["id"]]["status"] == "AWAITING REVIEW"
 
-    assert "seen 1, new 0, updated 0, unchanged 1" in run("sync", "--project", "Path Prolific")
+    assert "seen 1" in run("sync", "--project", "Path Prolific")
     a = Assignment.objects.get()
-    assert (a.provider_assignment_id, a.worker.provider, a.status) == (started["id"], "prolific", "submitted")
+    assert (a.provider_assignment_id, a.worker.provider, a.status, a.verification) == (
+        f"{started['id']}/{unit.pk}", "prolific", "submitted", "verified")
 
     quality_settings(batch)
     assert "approved 1" in run("approve", "--batch", str(batch.pk))

@@ -1,4 +1,4 @@
-"""Prolific provider against the fake API: study shape, paging, 429 retries, review rules, groups."""
+"""Prolific provider against the fake API: the batch's one study, paging, 429 retries, review rules, groups."""
 from __future__ import annotations
 
 from decimal import Decimal
@@ -15,16 +15,21 @@ from tests.crowd.conftest import make_units
 pytestmark = pytest.mark.django_db
 
 
-def test_study_carries_placeholders_code_places_reward_and_blocklist(fake_prolific):
-    batch, units = make_units(1, provider="prolific")
-    publishing.publish_batch(batch, reward="1.25", assignments_per_unit=3, qualifications={"trained": 1})
-    units[0].refresh_from_db()
-    study = fake_prolific.studies[units[0].provider_ref]
+def test_one_study_per_batch_carries_placeholders_code_places_reward_and_blocklist(fake_prolific):
+    batch, units = make_units(7, provider="prolific")
+    publishing.publish_batch(batch, reward="1.25", assignments_per_unit=3, qualifications={"trained": 1},
+                             units_per_place=4)
+    batch.refresh_from_db()
+    assert list(fake_prolific.studies) == [batch.provider_ref]
+    assert {u.provider_ref for u in batch.units.all()} == {batch.provider_ref}
+    study = fake_prolific.studies[batch.provider_ref]
     url = study["external_study_url"]
-    assert url.startswith("https://factcrowd.example.org/work/unit/")
+    assert url.startswith("https://factcrowd.example.org/work/study/")
     assert "PROLIFIC_PID={{%PROLIFIC_PID%}}&STUDY_ID={{%STUDY_ID%}}&SESSION_ID={{%SESSION_ID%}}" in url
-    assert study["completion_codes"][0]["code"] == study_completion_code(units[0].pk)
-    assert (study["total_available_places"], study["reward"], study["status"]) == (3, 125, "ACTIVE")
+    assert study["completion_codes"][0]["code"] == study_completion_code(batch.pk)
+    # places = ceil(7 units x 3 assignments / 4 units a place) = 6; a place pays 4 units of 1.25
+    assert (study["total_available_places"], study["reward"], study["status"]) == (6, 500, "ACTIVE")
+    assert batch.settings["places"] == 6 and batch.settings["units_per_place"] == 4
     assert study["maximum_allowed_time"] == 4 * study["estimated_completion_time"]
     assert {f["filter_id"] for f in study["filters"]} == {"participant_group_blocklist", "participant_group_allowlist"}
 
@@ -45,7 +50,7 @@ def test_parse_entry_gives_the_completion_redirect(fake_prolific):
 
 def test_paging_and_429_retries(fake_prolific):
     batch, units = make_units(1, provider="prolific")
-    publishing.publish_batch(batch, reward="0.5", assignments_per_unit=5)
+    publishing.publish_batch(batch, reward="0.5", assignments_per_unit=5, units_per_place=1)
     units[0].refresh_from_db()
     for i in range(5):
         started = fake_prolific.start_submission(units[0].provider_ref, f"P{i}")
@@ -58,13 +63,7 @@ def test_paging_and_429_retries(fake_prolific):
 
 
 def test_reject_pads_feedback_to_prolifics_minimum_and_balance_is_read(fake_prolific):
-    batch, units = make_units(1, provider="prolific")
-    publishing.publish_batch(batch, reward="0.5", assignments_per_unit=1)
-    units[0].refresh_from_db()
-    started = fake_prolific.start_submission(units[0].provider_ref, "P-R")
-    fake_prolific.complete_by_code(completion_code(units[0].provider_ref, started["id"], "P-R"))
-    publishing.sync_batch(batch)
-    a = Assignment.objects.get()
+    _batch, started, a = _submitted(fake_prolific, "P-R")
     quality.reject(a, "Too fast.")
     assert fake_prolific.submissions[started["id"]]["status"] == "REJECTED"
     assert get_provider("prolific").account_balance() == Decimal(fake_prolific.balance_cents) / 100
@@ -90,7 +89,7 @@ def test_errors_surface_as_provider_errors(fake_prolific, settings):
 
 def test_bulk_approve(fake_prolific):
     batch, units = make_units(1, provider="prolific")
-    publishing.publish_batch(batch, reward="0.5", assignments_per_unit=2)
+    publishing.publish_batch(batch, reward="0.5", assignments_per_unit=2, units_per_place=1)
     units[0].refresh_from_db()
     for pid in ("P1", "P2"):
         started = fake_prolific.start_submission(units[0].provider_ref, pid)
@@ -101,42 +100,55 @@ def test_bulk_approve(fake_prolific):
 
 def test_an_entry_before_the_study_id_is_saved_is_checked_with_prolific(fake_prolific):
     batch, units = make_units(2, provider="prolific")
+    other, _ = make_units(1, provider="prolific", batch_name="b2", project=batch.project)
     provider = get_provider("prolific")
-    (study_id,) = provider.publish(batch, units[:1], reward=Decimal("0.5"), assignments_per_unit=1)
-    assert units[0].provider_ref == ""  # publishing has not recorded the ref yet: a participant arrives now
+    study_id = provider.publish(batch, units, reward=Decimal("0.5"), assignments_per_unit=1)[0]
+    assert batch.provider_ref == ""  # publishing has not recorded the ref yet: a participant arrives now
     started = fake_prolific.start_submission(study_id, "EARLY")
     ctx = provider.parse_entry({"PROLIFIC_PID": "EARLY", "STUDY_ID": study_id, "SESSION_ID": started["id"]})
     assert ctx.completion_url.endswith(f"cc={completion_code(study_id, started['id'], 'EARLY')}")
-    assert provider.check_entry(units[0], ctx) is None  # the study's internal name is this unit's
-    assert provider.check_entry(units[1], ctx) == "this link does not belong to this unit's study"
+    assert provider.check_study_entry(batch, ctx) is None  # the study's internal name is this batch's
+    assert provider.check_study_entry(other, ctx) == "this link does not belong to this batch's study"
     assert provider.parse_entry({"PROLIFIC_PID": "EARLY", "STUDY_ID": study_id}) is None  # no SESSION_ID
 
 
 def test_an_entry_with_a_session_prolific_does_not_know_is_refused(fake_prolific):
     batch, units = make_units(1, provider="prolific")
     publishing.publish_batch(batch, reward="0.5", assignments_per_unit=2)
-    units[0].refresh_from_db()
-    provider, study = get_provider("prolific"), units[0].provider_ref
+    batch.refresh_from_db()
+    provider, study = get_provider("prolific"), batch.provider_ref
     started = fake_prolific.start_submission(study, "REAL")
 
     def entry(pid: str, session: str) -> str | None:
         ctx = provider.parse_entry({"PROLIFIC_PID": pid, "STUDY_ID": study, "SESSION_ID": session})
-        assert provider.check_entry(units[0], ctx) is None  # the study is right: the session decides
-        check = provider.verify_entry(units[0], ctx)
+        assert provider.check_study_entry(batch, ctx) is None  # the study is right: the session decides
+        check = provider.verify_entry(None, ctx)
         return None if check.verdict == "verified" else check.reason
 
     assert entry("REAL", started["id"]) is None
     assert entry("FAKE", "made-up") == "Prolific does not know this session; open the study from Prolific"
     assert entry("FAKE", started["id"]).startswith("this session is not this participant's")  # REAL's session
+    # a unit's own page is not a way in to a batch study's units
+    ctx = provider.parse_entry({"PROLIFIC_PID": "REAL", "STUDY_ID": study, "SESSION_ID": started["id"]})
+    assert provider.check_entry(units[0], ctx).startswith("this study's participants enter through")
 
 
 # -- held against Prolific's documentation ----------------------------------------------------
 def _submitted(fake_prolific, pid: str = "P-B"):
-    batch, units = make_units(1, provider="prolific")
+    """One unit done in a place of a one-unit batch study, completed on Prolific and synced."""
+    from django.test import Client
+
+    from tests.crowd.conftest import work_through_place
+    from tests.crowd.test_full_path import label_everything
+    from tests.work.builders import make_unit
+
+    unit = make_unit(f"Submitted {pid}", n_qas=1, n_responses=1, wanted=1, provider="prolific")
+    batch = unit.batch
     publishing.publish_batch(batch, reward="0.5", assignments_per_unit=1)
-    units[0].refresh_from_db()
-    started = fake_prolific.start_submission(units[0].provider_ref, pid)
-    fake_prolific.complete_by_code(completion_code(units[0].provider_ref, started["id"], pid))
+    batch.refresh_from_db()
+    started, done, _page = work_through_place(Client(), fake_prolific, batch, pid, label_everything)
+    assert done == [unit.pk]
+    fake_prolific.complete_by_code(completion_code(batch.provider_ref, started["id"], pid))
     publishing.sync_batch(batch)
     return batch, started, Assignment.objects.get(worker__external_id=pid)
 
@@ -144,7 +156,7 @@ def _submitted(fake_prolific, pid: str = "P-B"):
 def test_the_fake_refuses_fields_prolific_does_not_have(fake_prolific):
     provider = get_provider("prolific")
     batch, units = make_units(1, provider="prolific")
-    body = provider.study_body(batch, units[0], reward=Decimal("1"), places=1, options={})
+    body = provider.study_body(batch, reward=Decimal("1"), places=1, options={})
     assert "maximum_allowed_time" in body and "maximal_time" not in body
     with pytest.raises(ProviderError, match="maximal_time"):
         provider._request("POST", "studies/", json={**body, "maximal_time": 10})
@@ -164,8 +176,9 @@ def test_a_workspace_is_required_before_anything_is_created(fake_prolific, setti
 
 def test_partially_approved_submissions_sync_as_approved(fake_prolific):
     batch, started, a = _submitted(fake_prolific)
+    assert a.verification == "verified"
     fake_prolific.partially_approve(started["id"])
-    assert publishing.sync_batch(batch).updated == 1
+    publishing.sync_batch(batch)
     a.refresh_from_db()
     assert (a.status, a.verification) == ("approved", "verified")
 

@@ -92,13 +92,22 @@ class ProlificHarness:
         return {"PROLIFIC_PID": "MADEUP", "STUDY_ID": unit.provider_ref, "SESSION_ID": "made-up-session"}
 
     def submit(self, unit, worker_id: str) -> None:
-        query = self.entry_query(unit, worker_id)
-        context = get_provider("prolific").parse_entry(query)
+        """Through the batch study's entry page: the place hands out a unit, it is labelled, then completed."""
+        from django.test import Client
+
+        from tests.crowd.conftest import work_through_place
+        from tests.crowd.test_full_path import label_everything
+
+        unit.batch.refresh_from_db()
+        started, done, _page = work_through_place(Client(), self.fake, unit.batch, worker_id, label_everything)
+        assert done, "the place handed out no unit"
+        context = get_provider("prolific").parse_entry(
+            {"PROLIFIC_PID": worker_id, "STUDY_ID": unit.batch.provider_ref, "SESSION_ID": started["id"]})
         code = parse_qs(urlparse(context.completion_url).query)["cc"][0]
-        assert self.fake.complete_by_code(code)
+        assert self.fake.complete_by_code(code, worker_id)
 
     def platform_status(self, assignment) -> str:
-        status = self.fake.submissions[assignment.provider_assignment_id]["status"]
+        status = self.fake.submissions[assignment.provider_assignment_id.split("/")[0]]["status"]
         return {"AWAITING REVIEW": "submitted"}.get(status, status.lower())
 
     def bonuses_paid(self, worker_id: str) -> int:
@@ -123,10 +132,13 @@ def harness(request, settings):
 def published(harness, n: int = 2):
     batch, units = make_units(n, provider=harness.name)
     provider = get_provider(harness.name)
-    result = publishing.publish_batch(batch, reward="0.50", assignments_per_unit=2, provider=provider)
+    # a batch study's place is one unit here, so that each worker's work is one assignment as elsewhere
+    result = publishing.publish_batch(batch, reward="0.50", assignments_per_unit=2, provider=provider,
+                                      units_per_place=1)
     assert len(result.published) == n
     for u in units:
         u.refresh_from_db()
+    batch.refresh_from_db()
     return batch, units, provider
 
 
@@ -146,7 +158,10 @@ def test_verify_entry_lets_real_workers_in_and_no_made_up_one(harness):
     forged = provider.parse_entry(harness.forged_query(units[0]))
     assert forged is None or provider.verify_entry(units[0], forged).verdict == EntryVerdict.UNKNOWN
     real = provider.parse_entry(harness.entry_query(units[0], "AREAL"))
-    assert provider.check_entry(units[0], real) is None
+    if provider.batch_study:  # participants enter the batch's study, not a unit
+        assert provider.check_study_entry(batch, real) is None
+    else:
+        assert provider.check_entry(units[0], real) is None
     assert provider.verify_entry(units[0], real).verdict in (EntryVerdict.VERIFIED, EntryVerdict.AFTER_SUBMIT)
 
 
@@ -162,7 +177,10 @@ def test_cost_estimate_adds_fees_and_balance_is_a_decimal_or_unknown(harness):
 def test_publish_gives_one_ref_per_unit_and_a_retry_publishes_nothing_twice(harness):
     batch, units, provider = published(harness, 3)
     refs = [u.provider_ref for u in units]
-    assert len(set(refs)) == 3 and all(refs)
+    if provider.batch_study:  # one study for the batch: every unit's reference is it
+        assert set(refs) == {batch.provider_ref} and batch.provider_ref
+    else:
+        assert len(set(refs)) == 3 and all(refs)
     # a retried publish (fresh provider, e.g. after a crash before refs were saved) finds the same objects
     again = get_provider(harness.name).publish(batch, units, reward=Decimal("0.50"), assignments_per_unit=2)
     assert again == refs
@@ -182,8 +200,8 @@ def test_sync_approve_reject_bonus_are_recorded_and_idempotent(harness):
     publishing.sync_batch(batch, provider)
     again = publishing.sync_batch(batch, provider)
     assert again.created == 0 and again.updated == 0
-    a1 = Assignment.objects.get(unit=units[0], worker__external_id="AW1")
-    a2 = Assignment.objects.get(unit=units[1], worker__external_id="AW2")
+    a1 = Assignment.objects.get(worker__external_id="AW1")
+    a2 = Assignment.objects.get(worker__external_id="AW2")
 
     d1 = quality.approve(a1, reason="good", provider=provider)
     assert quality.approve(a1, reason="good", provider=provider).pk == d1.pk  # a repeat is a no-op

@@ -8,7 +8,9 @@ and shown to the researcher (monitor overview, assignments API).
 """
 from __future__ import annotations
 
+import re
 from datetime import timedelta
+from html import unescape
 from urllib.parse import parse_qs, urlparse
 
 import pytest
@@ -17,7 +19,7 @@ from django.contrib.auth import get_user_model
 from django.utils import timezone
 from rest_framework.test import APIClient
 
-from annotation_tasks.crowd.entry import unit_entry_url
+from annotation_tasks.crowd.entry import study_entry_url, unit_entry_url
 from annotation_tasks.crowd.prolific import ProlificError, ProlificProvider, completion_code
 from annotation_tasks.exporters.base import level_votes
 from annotation_tasks.models import QA, Assignment, ProjectMembership, Unit
@@ -29,14 +31,26 @@ pytestmark = pytest.mark.django_db
 
 
 def _published(name: str, provider: str, wanted: int = 2) -> Unit:
+    """One unit published; on Prolific the batch's study has one unit a place."""
     unit = make_unit(name, n_qas=2, n_responses=1, wanted=wanted, provider=provider)
-    publishing.publish_batch(unit.batch, reward="1.00", assignments_per_unit=wanted)
+    publishing.publish_batch(unit.batch, reward="1.00", assignments_per_unit=wanted,
+                             **({"units_per_place": 1} if provider == "prolific" else {}))
     unit.refresh_from_db()
     return unit
 
 
 def _prolific_link(unit: Unit, pid: str, study: str, session: str) -> str:
-    return f"{unit_entry_url(unit, 'prolific')}&PROLIFIC_PID={pid}&STUDY_ID={study}&SESSION_ID={session}"
+    """The batch study's entry link with Prolific's parameters filled in."""
+    return f"{study_entry_url(unit.batch, 'prolific')}&PROLIFIC_PID={pid}&STUDY_ID={study}&SESSION_ID={session}"
+
+
+def _complete_place(client, fake, unit: Unit, started: dict) -> str:
+    """After the place's unit: the entry page shows the completion code and Prolific's completion link, which the
+    participant follows; answers the code."""
+    page = client.get(urlparse(started["url"]).path + "?" + urlparse(started["url"]).query).content.decode()
+    link = unescape(re.search(r'data-testid="completion-link" href="([^"]+)"', page).group(1))
+    assert requests.get(link, timeout=10).status_code == 200
+    return parse_qs(urlparse(link).query)["cc"][0]
 
 
 def _counted_assignments(unit: Unit) -> set[int]:
@@ -86,7 +100,7 @@ def test_made_up_prolific_participants_count_nowhere_and_give_their_slots_back(c
     started = fake_prolific.start_submission(unit.provider_ref, "REAL")
     element = open_unit(client, started["url"])
     label_everything(client, element["token"])
-    assert requests.get(element["completion-url"], timeout=10).status_code == 200
+    _complete_place(client, fake_prolific, unit, started)
     publishing.sync_batch(batch)
     real = Assignment.objects.get(worker__external_id="REAL")
     assert (real.verification, real.status) == ("verified", "submitted")
@@ -102,7 +116,7 @@ def test_a_prolific_link_of_another_study_or_platform_opens_nothing(client, fake
     other = _published("Other study", "prolific")
     for study in ("made-up-study", other.provider_ref):
         resp = client.get(_prolific_link(unit, "P1", study, "s1").removeprefix("https://factcrowd.example.org"))
-        assert resp.status_code == 403 and b"does not belong to this unit" in resp.content
+        assert resp.status_code == 403 and b"does not belong to this batch&#x27;s study" in resp.content
     mturk_query = "assignmentId=A1&hitId=H1&workerId=W1&turkSubmitTo=https://www.mturk.com"
     resp = client.get(f"{urlparse(unit_entry_url(unit, 'mturk')).path}?{mturk_query}")
     assert resp.status_code == 403 and b"not from the platform" in resp.content
@@ -141,9 +155,9 @@ def test_a_passed_on_prolific_completion_code_does_not_verify(client, fake_proli
     started_a = fake_prolific.start_submission(unit.provider_ref, "PA")
     element = open_unit(client, started_a["url"])
     label_everything(client, element["token"])
-    code_a = parse_qs(urlparse(element["completion-url"]).query)["cc"][0]
-    assert fake_prolific.complete_by_code(code_a, "PA")
+    code_a = _complete_place(client, fake_prolific, unit, started_a)
     started_b = fake_prolific.start_submission(unit.provider_ref, "PB")
+    label_everything(client, open_unit(client, started_b["url"])["token"])
     assert fake_prolific.complete_by_code(code_a, "PB")  # A's code, passed on
     assert code_a != completion_code(unit.provider_ref, started_b["id"], "PB")
 

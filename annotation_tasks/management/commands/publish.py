@@ -1,4 +1,9 @@
-"""publish --project NAME --provider local|mturk|prolific --units N --assignments 3 --reward 1.50 [--sandbox] [--yes]"""
+"""publish --project NAME --provider local|mturk|prolific|... --units N --assignments 3 --reward 1.50 [--sandbox] [--yes]
+
+Prolific (and URL-parameter panels) get one study for the batch: --units-per-place units a place (places = units x
+assignments / units per place), --minutes-per-place to end a place early. MTurk takes no new requesters since
+2026-07-30 and closes on 2026-09-30: publishing there needs MTURK_ENDPOINT_URL naming an MTurk-compatible endpoint.
+"""
 from __future__ import annotations
 
 from decimal import Decimal, InvalidOperation
@@ -40,6 +45,11 @@ class Command(BaseCommand):
         parser.add_argument("--qualification", action="append", default=[],
                             help="our own qualification a worker must hold (controlled crowdsourcing); repeatable")
         parser.add_argument("--rate", type=float, help="platform calls per second while publishing")
+        parser.add_argument("--units-per-place", type=int,
+                            help="one-study platforms (Prolific, panels): units a participant does in one place")
+        parser.add_argument("--minutes-per-place", type=int, help="one-study platforms: a place ends after this")
+        parser.add_argument("--minutes-per-unit", type=float,
+                            help="your estimate of one unit's time before a pilot measures it (fair-pay check)")
         parser.add_argument("--override-validation-reason", default="",
                             help="publish units that hold undecided QAs anyway (QA validation protocols): why (logged)")
 
@@ -78,6 +88,8 @@ class Command(BaseCommand):
                 "min_approval_rate": opts["min_approval_rate"], "min_approved_hits": opts["min_approved_hits"],
                 "locales": opts["locales"],
                 "qualifications": {q: 1 for q in opts["qualification"]} or None,
+                "units_per_place": opts["units_per_place"], "minutes_per_place": opts["minutes_per_place"],
+                "estimated_minutes_per_unit": opts["minutes_per_unit"],
             }.items() if v is not None
         }
         provider = get_provider(provider_name, **({"sandbox": True} if opts["sandbox"] else {}))
@@ -103,10 +115,16 @@ class Command(BaseCommand):
             self.stdout.write("not published (nothing was spent)" + ("; no batch was kept" if created else
                                                                      "; the batch stays a draft"))
             return
+        self._report(batch, result, provider, provider_name, settings)
+
+    def _report(self, batch, result, provider, provider_name: str, settings) -> None:
         self.stdout.write(
             f"published {len(result.published)} units ({result.already_published} were already published) "
             f"in batch {batch.name} (id {batch.pk})"
         )
+        if batch.provider_ref:
+            self.stdout.write(f"  as one study {batch.provider_ref}: {batch.settings.get('places')} places of "
+                              f"{batch.settings.get('units_per_place')} units")
         for unit in result.published[:3]:
             try:
                 self.stdout.write(f"  preview: {provider.preview_url(unit)}")

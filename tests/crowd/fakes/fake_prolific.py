@@ -14,9 +14,22 @@ answer 503. What it enforces, as Prolific documents it: only the study fields of
 with a workspace filter; paying a bulk bonus twice pays twice; submission transitions are idempotent; a study
 STOPs to COMPLETED; a submission may be PARTIALLY APPROVED; a code the study does not register still completes
 the submission for manual review, with the code entered kept as study_code.
+
+Also as documented: the Studies API "has rate limits in place to prevent researchers from launching too many studies
+with low numbers of participants" (here: more than FEW_STUDIES studies of at most FEW_PLACES places created within
+STUDY_WINDOW_S seconds answer 429); an active study's places can be raised (PATCH total_available_places), never
+lowered. Webhooks: one secret per workspace (POST /hooks/secrets/ replaces it), subscriptions to known event types
+with a public https target_url, answered with an X-Hook-Secret header and enabled only once confirmed with it; each
+submission status change is delivered to enabled subscriptions, signed with the workspace's secret
+(X-Prolific-Request-Signature = base64 HMAC-SHA256 of timestamp + body, X-Prolific-Request-Timestamp), with an
+X-Event-ID kept across retries and an X-Timestamp. `deliver_to` maps a registered https origin to the loopback
+server that stands for it. Bonus set-ups and payments may not overlap (concurrent bonus requests answer 429).
 """
 from __future__ import annotations
 
+import base64
+import hashlib
+import hmac
 import json
 import re
 import secrets
@@ -26,7 +39,15 @@ from decimal import Decimal
 from http.server import BaseHTTPRequestHandler
 from urllib.parse import parse_qs, urlencode, urlparse
 
+import requests
+
 from tests.crowd.fakes.loopback import LoopbackFake
+
+FEW_STUDIES = 5  # studies with few places a workspace may create within STUDY_WINDOW_S
+FEW_PLACES = 20
+STUDY_WINDOW_S = 60.0
+EVENT_TYPES = ("study.status.change", "study.progress.change", "submission.status.change",
+               "study.has_high_return_rate")
 
 PAGE = 2  # small pages so that paging is exercised
 STUDY_FIELDS = {
@@ -59,6 +80,16 @@ class FakeProlific(LoopbackFake):
         self.fail_next: dict[str, str] = {}
         self.browser_participant: str | None = None
         self.down = False  # every API call answers 503 (an outage), the participant side still works
+        self.created_at: list[tuple[float, int]] = []  # (time, places) of each study created
+        self.secrets: dict[str, dict] = {}  # workspace -> its one active secret
+        self.subscriptions: dict[str, dict] = {}
+        self.deliveries: list[dict] = []  # what was sent: event, headers, answer status
+        self.deliver_to: dict[str, str] = {}  # registered https origin -> loopback origin that stands for it
+        self.bonus_calls_in_flight = 0
+        self.bonus_overlaps = 0
+        self.bonus_delay_s = 0.0  # how long a bonus call takes (to make overlaps visible)
+        self.bonus_lock = threading.Lock()
+        self.outbox: list[dict] = []  # events waiting to be delivered
 
     # -- server ---------------------------------------------------------------------------
     def _handler(self) -> type[BaseHTTPRequestHandler]:
@@ -102,19 +133,44 @@ class FakeProlific(LoopbackFake):
                         fake.too_many_next -= 1
                         self._reply(429, {"error": "throttled"}, headers={"Retry-After": "0"})
                         return
+                if "bonus-payments" in url.path:  # "concurrent requests are not supported"
+                    with fake.bonus_lock:
+                        fake.bonus_calls_in_flight += 1
+                        overlapping = fake.bonus_calls_in_flight > 1
+                    try:
+                        if overlapping:
+                            fake.bonus_overlaps += 1
+                            self._reply(429, {"error": {"detail": "concurrent bonus requests are not supported"}},
+                                        headers={"Retry-After": "1"})
+                            return
+                        time.sleep(fake.bonus_delay_s)
+                        self._answer(method, url, raw, failure)
+                    finally:
+                        with fake.bonus_lock:
+                            fake.bonus_calls_in_flight -= 1
+                    return
+                self._answer(method, url, raw, failure)
+
+            def _answer(self, method, url, raw, failure=None) -> None:
                 if self.headers.get("Authorization") != f"Token {fake.token}":
                     self._reply(401, {"error": {"detail": "Invalid token"}})
                     return
+                headers: dict = {}
                 try:
                     body = json.loads(raw) if raw else {}
-                    status, data = fake.route(method, url.path, parse_qs(url.query), body, self.headers.get("Host"))
+                    answer = fake.route(method, url.path, parse_qs(url.query), body, self.headers.get("Host"))
+                    status, data = answer[0], answer[1]
+                    headers = answer[2] if len(answer) > 2 else {}
                 except KeyError as exc:
                     status, data = 404, {"error": {"detail": f"not found: {exc}"}}
                 except Exception as exc:  # a bug in the fake must show up as an answer, not a dropped connection
                     status, data = 500, {"error": {"detail": repr(exc)}}
                 if failure == "after":
                     status, data = 502, {"error": {"detail": "bad gateway (the call was carried out)"}}
-                self._reply(status, data)
+                if status == 429:
+                    headers = {"Retry-After": "0", **headers}
+                self._reply(status, data, headers=headers)
+                fake.flush_deliveries()
 
             def do_GET(self) -> None:  # noqa: N802
                 self._handle("GET")
@@ -124,6 +180,9 @@ class FakeProlific(LoopbackFake):
 
             def do_DELETE(self) -> None:  # noqa: N802
                 self._handle("DELETE")
+
+            def do_PATCH(self) -> None:  # noqa: N802
+                self._handle("PATCH")
 
         return Handler
 
@@ -140,7 +199,8 @@ class FakeProlific(LoopbackFake):
                 raise ValueError(f"study {study_id} is {study['status']}")
             if participant_id in self.blocked_at_publish.get(study_id, set()):
                 raise ValueError("participant is blocked")
-            taken = [s for s in self.submissions.values() if s["study_id"] == study_id and s["status"] != "RETURNED"]
+            taken = [s for s in self.submissions.values() if s["study_id"] == study_id
+                     and s["status"] not in ("RETURNED", "TIMED-OUT", "REJECTED")]  # these places open again
             if len(taken) >= study["total_available_places"]:
                 raise ValueError("study full")
             sub = {
@@ -154,6 +214,7 @@ class FakeProlific(LoopbackFake):
                 "bonus_payments": [],
             }
             self.submissions[sub["id"]] = sub
+            self._submission_event(sub)
             self.browser_participant = participant_id
             url = study["external_study_url"]
             for key, value in (("PROLIFIC_PID", participant_id), ("STUDY_ID", study_id), ("SESSION_ID", sub["id"])):
@@ -169,8 +230,62 @@ class FakeProlific(LoopbackFake):
                 if sub["status"] == "ACTIVE" and sub["participant_id"] == participant_id and code:
                     sub.update(status="AWAITING REVIEW", study_code=code,
                                completed_at=time.strftime("%Y-%m-%dT%H:%M:%S.000000Z", time.gmtime()))
-                    return True
-        return False
+                    self._submission_event(sub)
+                    ok = True
+                    break
+            else:
+                ok = False
+        self.flush_deliveries()
+        return ok
+
+    def leave(self, submission_id: str, status: str = "RETURNED") -> None:
+        """The participant returns the study (RETURNED) or runs out of time (TIMED-OUT): the place opens again."""
+        assert status in ("RETURNED", "TIMED-OUT")
+        with self.lock:
+            sub = self.submissions[submission_id]
+            sub["status"] = status
+            self._submission_event(sub)
+        self.flush_deliveries()
+
+    # -- webhooks ---------------------------------------------------------------------------
+    def _submission_event(self, sub: dict) -> None:
+        self._event("submission.status.change", {"resource_id": sub["id"], "event_type": "submission.status.change",
+                                                 "participant_id": sub["participant_id"], "status": sub["status"]})
+
+    def _event(self, event_type: str, payload: dict) -> None:
+        with self.lock:
+            for hook in self.subscriptions.values():
+                if hook["is_enabled"] and hook["event_type"] == event_type:
+                    self.outbox.append({"target": hook["target_url"], "workspace": hook["workspace_id"],
+                                        "payload": payload, "event_id": _id(), "timestamp": int(time.time())})
+
+    def flush_deliveries(self) -> None:
+        """Send what waits (after each API answer and participant action, like Prolific's prompt delivery)."""
+        with self.lock:
+            pending, self.outbox = self.outbox, []
+        for event in pending:
+            self.send(event)
+
+    def send(self, event: dict, *, secret: str | None = None, sign: bool = True, sent_at: int | None = None) -> int:
+        """Deliver one event as Prolific does: the body signed with the workspace's secret (or `secret`), the same
+        X-Event-ID on every try of one event. Answers the target's status (kept in `deliveries`)."""
+        body = json.dumps(event["payload"]).encode()
+        stamp = str(sent_at if sent_at is not None else int(time.time()))
+        headers = {"Content-Type": "application/json", "X-Event-ID": event["event_id"],
+                   "X-Timestamp": str(event["timestamp"]), "X-Prolific-Request-Timestamp": stamp}
+        if sign:
+            key = secret if secret is not None else self.secrets[event["workspace"]]["value"]
+            digest = hmac.new(key.encode(), stamp.encode() + body, hashlib.sha256).digest()
+            headers["X-Prolific-Request-Signature"] = base64.b64encode(digest).decode()
+        target = urlparse(event["target"])
+        origin = self.deliver_to.get(f"{target.scheme}://{target.netloc}", f"{target.scheme}://{target.netloc}")
+        url = origin + target.path + (f"?{target.query}" if target.query else "")
+        try:
+            status = requests.post(url, data=body, headers=headers, timeout=10).status_code
+        except requests.RequestException:
+            status = 0
+        self.deliveries.append({**event, "status": status, "signed": sign})
+        return status
 
     def partially_approve(self, submission_id: str) -> None:
         with self.lock:
@@ -207,11 +322,36 @@ class FakeProlific(LoopbackFake):
                         return 400, {"error": {"detail": f"external_study_url lacks {key}"}}
                 if not isinstance(body["reward"], int):
                     return 400, {"error": {"detail": "reward must be an integer in minor units"}}
+                now = time.monotonic()
+                recent = [t for t, places in self.created_at
+                          if now - t < STUDY_WINDOW_S and places <= FEW_PLACES]
+                if body["total_available_places"] <= FEW_PLACES and len(recent) >= FEW_STUDIES:
+                    return 429, {"error": {"detail": "too many studies with low numbers of participants; "
+                                                     "consider Taskflow"}}
+                self.created_at.append((now, int(body["total_available_places"])))
                 study = {**body, "id": _id(), "status": "UNPUBLISHED"}
                 self.studies[study["id"]] = study
                 return 201, study
             if p == "/studies/" and method == "GET":
                 return 200, self._page(list(self.studies.values()), path, query, host)
+            if (m := re.fullmatch(r"/studies/([^/]+)/", p)) and method == "PATCH":
+                study = self.studies[m.group(1)]
+                if study["status"] == "UNPUBLISHED":
+                    study.update(body)
+                    return 200, study
+                if set(body) != {"total_available_places"}:
+                    return 400, {"error": {"detail": "only total_available_places can change on a published study"}}
+                places = int(body["total_available_places"])
+                if places < study["total_available_places"]:
+                    return 400, {"error": {"detail": "places can only be increased"}}
+                cost = study["reward"] * (places - study["total_available_places"]) * Decimal("1.3333")
+                if cost > self.balance_cents:
+                    return 400, {"error": {"detail": "insufficient balance"}}
+                self.balance_cents -= int(cost)
+                study["total_available_places"] = places
+                if study["status"] in ("AWAITING REVIEW", "COMPLETED"):
+                    study["status"] = "ACTIVE"
+                return 200, study
             if m := re.fullmatch(r"/studies/([^/]+)/", p):
                 return 200, self.studies[m.group(1)]
             if m := re.fullmatch(r"/studies/([^/]+)/transition/", p):
@@ -263,6 +403,7 @@ class FakeProlific(LoopbackFake):
                     sub["status"] = "REJECTED"
                 else:
                     return 400, {"error": {"detail": f"unknown action {action}"}}
+                self._submission_event(sub)
                 return 200, sub
             if p == "/submissions/bulk-approve/":
                 for sub in self.submissions.values():
@@ -312,6 +453,42 @@ class FakeProlific(LoopbackFake):
                 else:
                     return 200, {"results": [{"participant_id": x} for x in group["participants"]]}
                 return 200, {"results": [{"participant_id": x} for x in group["participants"]]}
+            if p == "/hooks/event-types/":
+                return 200, {"results": [{"event_type": e, "description": e} for e in EVENT_TYPES]}
+            if p == "/hooks/secrets/" and method == "POST":
+                if not body.get("workspace_id"):
+                    return 400, {"error": {"detail": {"workspace_id": ["This field is required."]}}}
+                secret = {"id": _id(), "value": secrets.token_urlsafe(32), "workspace_id": body["workspace_id"]}
+                self.secrets[body["workspace_id"]] = secret  # one active secret per workspace: replaces the old
+                return 201, secret
+            if p == "/hooks/subscriptions/" and method == "GET":
+                workspace = query.get("workspace_id", [""])[0]
+                items = [{k: v for k, v in sub.items() if k != "hook_secret"} for sub in self.subscriptions.values()
+                         if sub["workspace_id"] == workspace]
+                return 200, self._page(items, path, query, host)
+            if p == "/hooks/subscriptions/" and method == "POST":
+                missing = [k for k in ("workspace_id", "event_type", "target_url") if not body.get(k)]
+                if missing:
+                    return 400, {"error": {"detail": f"missing {missing}"}}
+                if body["workspace_id"] not in self.secrets:
+                    return 400, {"error": {"detail": "create a secret for the workspace first"}}
+                if body["event_type"] not in EVENT_TYPES:
+                    return 400, {"error": {"detail": f"unknown event type {body['event_type']}"}}
+                target = urlparse(body["target_url"])
+                if target.scheme != "https" or target.hostname in ("localhost", "127.0.0.1", None):
+                    return 400, {"error": {"detail": "target_url must use https:// and be publicly accessible"}}
+                sub = {"id": _id(), "event_type": body["event_type"], "target_url": body["target_url"],
+                       "workspace_id": body["workspace_id"], "is_enabled": False,
+                       "hook_secret": secrets.token_hex(16)}
+                self.subscriptions[sub["id"]] = sub
+                public = {k: v for k, v in sub.items() if k != "hook_secret"}
+                return 201, {"results": [public]}, {"X-Hook-Secret": sub["hook_secret"]}
+            if (m := re.fullmatch(r"/hooks/subscriptions/([^/]+)/", p)) and method == "POST":
+                sub = self.subscriptions[m.group(1)]
+                if body.get("secret") != sub["hook_secret"]:
+                    return 400, {"error": {"detail": "the secret is not this subscription's X-Hook-Secret"}}
+                sub["is_enabled"] = True
+                return 200, {k: v for k, v in sub.items() if k != "hook_secret"}
             return 404, {"error": {"detail": f"no route {method} {p}"}}
 
     def group_members(self, name: str) -> list[str]:
