@@ -54,7 +54,7 @@ LABEL_COLUMNS = [
 ]
 LABEL_ORDER = label_order()  # each level's labels, error first, as its protocol declares them
 use_label_orders(LABEL_ORDER)  # the analysis's vocabularies and tie order (analysis.aggregation keeps none)
-ALL_LABELS = [label for level in LEVELS for label in LABEL_ORDER[level]]
+ALL_LABELS = list(dict.fromkeys(label for level in LEVELS for label in LABEL_ORDER[level]))  # two levels may share one
 LEVEL_DTYPE = pd.CategoricalDtype(list(LEVELS))
 GROUP_COLUMNS = ["source_id", "system", "dataset", "split"]  # a response's columns the label and QA frames carry
 LABEL_DTYPE = pd.CategoricalDtype(ALL_LABELS)

@@ -31,6 +31,7 @@ from annotation_tasks.models import (
     Worker,
 )
 from annotation_tasks.models.content import Origin
+from annotation_tasks.models.labels import EntailmentLabel
 from annotation_tasks.models.projects import Protocol
 from annotation_tasks.protocols import AnnotationProtocol, available_protocols, get_protocol, label_levels, label_order
 from annotation_tasks.services import frames
@@ -313,7 +314,66 @@ class RagasHarness:
         return sorted(rows)
 
 
-HARNESSES = {h.mode: h for h in (QASemHarness(), FactScoreHarness(), ValidationHarness(), RagasHarness())}
+class EntailmentHarness:
+    """One response of two sentences, two model facts each: every fact supported / contradicted / not enough
+    info, one with a rationale (the marker: another worker's rationale must never be shown)."""
+
+    mode = "entailment"
+
+    def unit(self):
+        return make_unit("Entailment contract", protocol=["fact_entailment"], with_facts=True, n_responses=1,
+                         n_qas=2, gold=False)
+
+    def complete(self, payload: dict, marker: str) -> dict:
+        facts = [f["id"] for r in payload["responses"] for f in r["facts"]]
+        names = ("supported", "contradicted", "not_enough_info")
+        out = [{"fact_id": f, "label": names[k % 3]} for k, f in enumerate(facts)]
+        out[0]["rationale"] = marker
+        return {"entailment": out}
+
+    def invalid(self, payload: dict, labels: dict) -> list[Case]:
+        n = len(labels["entailment"])
+        return [
+            ("not a list", _replaced(labels, "entailment", {"fact_id": 1}), "labels.entailment"),
+            ("not an object", _replaced(labels, "entailment", ["supported", *labels["entailment"][1:]]),
+             "labels.entailment[0]"),
+            ("unknown fact", _with(labels, "entailment", 0, fact_id=10**9), "labels.entailment[0].fact_id"),
+            ("fact id is a list", _with(labels, "entailment", 0, fact_id=[1]), "labels.entailment[0].fact_id"),
+            ("fact twice", _replaced(labels, "entailment", [*labels["entailment"], labels["entailment"][0]]),
+             f"labels.entailment[{n}].fact_id"),
+            ("unknown label", _with(labels, "entailment", 1, label="S"), "labels.entailment[1].label"),
+            ("label is a list", _with(labels, "entailment", 1, label=["supported"]), "labels.entailment[1].label"),
+            ("rationale not text", _with(labels, "entailment", 0, rationale=5), "labels.entailment[0].rationale"),
+            ("rationale with NUL", _with(labels, "entailment", 0, rationale="a\x00b"), "labels.entailment[0].rationale"),
+            ("rationale too long", _with(labels, "entailment", 0, rationale="x" * 2001), "labels.entailment[0].rationale"),
+            ("one left out", _replaced(labels, "entailment", labels["entailment"][:-1]), "labels.entailment"),
+        ]
+
+    def add_items_not_to_judge(self, unit) -> None:
+        """Imported expert (human) facts sit beside the model's: the reference, never the crowd's to judge."""
+        for response in unit.responses.all():
+            AtomicFact.objects.create(response=response, sentence_index=0, text="An expert's own fact.",
+                                      origin=Origin.HUMAN, kind="human", order=1000)
+
+    def judged(self, unit) -> dict[str, set[int]]:
+        facts = AtomicFact.objects.filter(response__in=unit.responses.all()).exclude(origin=Origin.HUMAN)
+        return {"facts": set(facts.values_list("id", flat=True))}
+
+    def written(self, assignment: Assignment) -> int:
+        return EntailmentLabel.objects.filter(assignment=assignment).count()
+
+    def expected_rows(self, payload: dict, labels: dict) -> list[tuple]:
+        return sorted(("entailment", e["fact_id"], e["label"]) for e in labels["entailment"])
+
+    def frame_rows(self, assignment: Assignment) -> list[tuple]:
+        labels = frames.labels_frame(assignment.unit.project)
+        mine = labels[labels["assignment_id"] == assignment.pk]
+        return sorted((str(lv), int(i), str(lab))
+                      for lv, i, lab in zip(mine["level"], mine["item_id"], mine["label"], strict=True))
+
+
+HARNESSES = {h.mode: h for h in (QASemHarness(), FactScoreHarness(), ValidationHarness(), RagasHarness(),
+                                 EntailmentHarness())}
 
 
 @pytest.fixture(params=available_protocols())
@@ -369,7 +429,7 @@ def test_payload_has_a_plan_and_shows_nothing_secret_or_of_other_workers(client,
     payload = _unit(client, token)
     response_ids = [r["id"] for r in payload["responses"]]
     plan = payload["plan"]
-    assert plan and all(section["kind"] in Protocol.values for section in plan)
+    assert plan and all(section["kind"] in get_protocol(harness.mode).plan_kinds for section in plan)
     covered = {section.get("response_id") for section in plan} | {
         rid for section in plan for rid in section.get("response_ids", [])
     }

@@ -171,7 +171,8 @@ def test_each_protocol_has_a_review_companion() -> None:
 
     for mode in available_protocols():
         assert not isinstance(review_for(mode), GenericReview), mode
-    assert set(adjudication_levels()) == {"span", "qa", "pairwise", "fact"}
+    assert set(adjudication_levels()) == {lv for mode in available_protocols() for lv in review_for(mode).adjudication_levels}
+    assert {"span", "qa", "pairwise", "fact"} <= set(adjudication_levels())
 
 
 def test_the_payload_of_the_review_is_the_work_payload(qasem_study) -> None:
