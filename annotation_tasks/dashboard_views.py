@@ -11,7 +11,7 @@ from django.views.decorators.csrf import ensure_csrf_cookie
 from django.views.decorators.http import require_GET
 
 from annotation_tasks.api.permissions import researcher_projects
-from annotation_tasks.middleware import frameable
+from annotation_tasks.middleware import same_origin_frames
 from annotation_tasks.models import Unit
 from annotation_tasks.pages import element_page
 from annotation_tasks.services import work
@@ -26,7 +26,7 @@ def dashboard(request: HttpRequest) -> HttpResponse:
 
 @require_GET
 @login_required
-@frameable  # the dashboard frames it; frame-ancestors keeps other sites out
+@same_origin_frames  # the dashboard frames it; no other site may (the crowd platforms included)
 def unit_preview(request: HttpRequest, unit_id: int) -> HttpResponse:
     """The worker's own unit page (same helper, template and element) in preview mode: what workers will see.
 

@@ -1,6 +1,7 @@
 """Response policies: framing (below), the script CSP and the body size limit under /api/ (further down).
 
-Framing policy: unit pages may be framed by the crowd platforms' origins only; every other page keeps DENY.
+Framing policy: unit pages may be framed by the crowd platforms' origins only; the dashboard's unit preview (it
+needs a login) by our own pages only (@same_origin_frames); every other page keeps DENY.
 
 Views opt in with @frameable. This middleware sits after XFrameOptionsMiddleware in MIDDLEWARE, so it sees
 the response first: it exempts marked responses from X-Frame-Options and sends CSP frame-ancestors built
@@ -32,6 +33,23 @@ def frameable(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
     return wrapped
 
 
+SAME_ORIGIN_ATTR = "factcrowd_same_origin_frames"
+
+
+def same_origin_frames(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
+    """Mark a view's responses as framable by our own pages only (the dashboard's unit preview): a page behind a
+    login is never framed by another site, the crowd platforms included (X-Frame-Options SAMEORIGIN and CSP
+    frame-ancestors 'self')."""
+
+    @wraps(view)
+    def wrapped(request: HttpRequest, *args, **kwargs) -> HttpResponse:
+        response = view(request, *args, **kwargs)
+        setattr(response, SAME_ORIGIN_ATTR, True)
+        return response
+
+    return wrapped
+
+
 def frame_ancestors_header() -> str:
     return "frame-ancestors " + " ".join(settings.FRAME_ANCESTORS or ["'none'"])
 
@@ -42,7 +60,10 @@ class FrameAncestorsMiddleware:
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
         response = self.get_response(request)
-        if getattr(response, FRAMEABLE_ATTR, False):
+        if getattr(response, SAME_ORIGIN_ATTR, False):
+            response["X-Frame-Options"] = "SAMEORIGIN"
+            response["Content-Security-Policy"] = "frame-ancestors 'self'"
+        elif getattr(response, FRAMEABLE_ATTR, False):
             response.xframe_options_exempt = True
             response["Content-Security-Policy"] = frame_ancestors_header()
         return response

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
+from pathlib import Path
 
 from django.conf import settings
 from django.contrib.auth import login
@@ -238,3 +239,14 @@ def annotate(request: HttpRequest, project_id: int) -> HttpResponse:
     if local_worker_for(request.user, project) is None:
         return _message(request, "Not invited", "You are not an annotator of this project.", 403)
     return render(request, "annotation_tasks/annotate.html", {"project": project})
+
+
+_FAVICON = Path(__file__).resolve().parent / "static" / "annotation_tasks" / "favicon.ico"
+
+
+@require_GET
+def favicon(request: HttpRequest) -> HttpResponse:
+    """/favicon.ico: every browser asks for it on every page; a small icon instead of a 404 in each log."""
+    response = HttpResponse(_FAVICON.read_bytes(), content_type="image/x-icon")
+    response["Cache-Control"] = "public, max-age=86400"
+    return response

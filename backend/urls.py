@@ -4,8 +4,11 @@ from django.contrib.auth.decorators import login_required
 from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
+from annotation_tasks.pages import favicon
+
 urlpatterns = [
     path("admin/", admin.site.urls),
+    path("favicon.ico", favicon, name="favicon"),
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
     # Behind login (SPECTACULAR_SETTINGS' SERVE_PERMISSIONS for the schema; the docs page sends to the login page).
     path("api/docs/", login_required(SpectacularSwaggerView.as_view(url_name="schema")), name="api-docs"),
