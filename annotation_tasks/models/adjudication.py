@@ -1,6 +1,9 @@
 """Adjudicated labels: an expert's final label of one disputed item, with its provenance.
 
-One row per target (a span, a QA, an atomic fact, or one aspect of a unit's pairwise comparison). Deciding the
+One row per target and level. The target is an item of one type (a span, a QA, an atomic fact, or one aspect of
+a unit's comparison: exactly one of span / qa / fact / unit is set), and the level is any label level a protocol
+declares over that item type (protocols.registry.vocabulary: "fact" and "entailment" both label facts), so a new
+level over an existing item type needs no migration. Deciding the
 same target again replaces the row's decision and appends the replaced one to `history` (with a `version`
 count): exports and the report read exactly one current decision per target through a plain unique key, and
 nothing is lost for an audit. The votes the expert saw and the majority at that moment are stored with the
@@ -17,25 +20,23 @@ from annotation_tasks.models.projects import Project
 from annotation_tasks.models.work import Unit
 
 
-class AdjudicatedLabel(models.Model):
-    class Level(models.TextChoices):
-        SPAN = "span"
-        QA = "qa"
-        FACT = "fact"
-        PAIRWISE = "pairwise"
+TARGET_FIELDS: dict[str, str] = {"span": "span", "qa": "qa", "fact": "fact", "unit": "unit"}
+"""Item type (protocols' LabelLevel.item_type) -> the target's foreign key."""
 
+
+class AdjudicatedLabel(models.Model):
     project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="adjudicated_labels")
-    level = models.CharField(max_length=10, choices=Level.choices)
+    level = models.CharField(max_length=30, help_text="A label level of the protocols (protocols.registry.vocabulary).")
     span = models.ForeignKey(AnswerSpan, null=True, blank=True, on_delete=models.CASCADE, related_name="adjudications")
     qa = models.ForeignKey(QA, null=True, blank=True, on_delete=models.CASCADE, related_name="adjudications")
     fact = models.ForeignKey(AtomicFact, null=True, blank=True, on_delete=models.CASCADE, related_name="adjudications")
     unit = models.ForeignKey(
         Unit, null=True, blank=True, on_delete=models.CASCADE, related_name="adjudications",
-        help_text="The compared unit (pairwise level only).",
+        help_text="The compared unit (a level over units: pairwise).",
     )
-    aspect = models.CharField(max_length=20, blank=True, help_text="The pairwise aspect (pairwise level only).")
+    aspect = models.CharField(max_length=20, blank=True, help_text="The compared aspect (a level over units only).")
     value = models.CharField(
-        max_length=20, help_text="The label in the analysis's names: covered, supported, S / NS / IR, or 1..5."
+        max_length=20, help_text="The label in the level's names (its protocol's vocabulary: covered, S / NS / IR, 1..5 ...)."
     )
     reason = models.TextField()
     decided_by = models.ForeignKey(
@@ -56,34 +57,37 @@ class AdjudicatedLabel(models.Model):
         constraints = [
             models.CheckConstraint(
                 condition=(
-                    Q(level="span", span__isnull=False, qa__isnull=True, fact__isnull=True, unit__isnull=True)
-                    | Q(level="qa", span__isnull=True, qa__isnull=False, fact__isnull=True, unit__isnull=True)
-                    | Q(level="fact", span__isnull=True, qa__isnull=True, fact__isnull=False, unit__isnull=True)
-                    | (Q(level="pairwise", span__isnull=True, qa__isnull=True, fact__isnull=True, unit__isnull=False)
-                       & ~Q(aspect=""))
+                    Q(span__isnull=False, qa__isnull=True, fact__isnull=True, unit__isnull=True)
+                    | Q(span__isnull=True, qa__isnull=False, fact__isnull=True, unit__isnull=True)
+                    | Q(span__isnull=True, qa__isnull=True, fact__isnull=False, unit__isnull=True)
+                    | (Q(span__isnull=True, qa__isnull=True, fact__isnull=True, unit__isnull=False) & ~Q(aspect=""))
                 ),
                 name="adjudication_exactly_one_target",
             ),
-            models.UniqueConstraint(fields=["span"], condition=Q(span__isnull=False), name="one_adjudication_per_span"),
-            models.UniqueConstraint(fields=["qa"], condition=Q(qa__isnull=False), name="one_adjudication_per_qa"),
-            models.UniqueConstraint(fields=["fact"], condition=Q(fact__isnull=False), name="one_adjudication_per_fact"),
-            models.UniqueConstraint(
-                fields=["unit", "aspect"], condition=Q(unit__isnull=False), name="one_adjudication_per_unit_aspect"
-            ),
+            models.UniqueConstraint(fields=["level", "span"], condition=Q(span__isnull=False),
+                                    name="one_adjudication_per_level_span"),
+            models.UniqueConstraint(fields=["level", "qa"], condition=Q(qa__isnull=False),
+                                    name="one_adjudication_per_level_qa"),
+            models.UniqueConstraint(fields=["level", "fact"], condition=Q(fact__isnull=False),
+                                    name="one_adjudication_per_level_fact"),
+            models.UniqueConstraint(fields=["level", "unit", "aspect"], condition=Q(unit__isnull=False),
+                                    name="one_adjudication_per_level_unit_aspect"),
         ]
 
     @classmethod
-    def of_items(cls, level: str, item_ids: list[int]) -> dict[int, AdjudicatedLabel]:
-        """{item id: current decision} of these span / QA / fact ids (the exporters' read, one query)."""
-        if level not in ("span", "qa", "fact") or not item_ids:
+    def of_items(cls, level: str, item_ids: list[int], item_type: str | None = None) -> dict[int, AdjudicatedLabel]:
+        """{item id: current decision} of these items of `level` (the exporters' read, one query). `item_type`
+        names the target (span, qa, fact, unit); by default the level's own name when it is one."""
+        field = TARGET_FIELDS.get(item_type or level)
+        if field is None or not item_ids:
             return {}
-        rows = cls.objects.filter(level=level, **{f"{level}_id__in": item_ids}).select_related("decided_by")
+        rows = cls.objects.filter(level=level, **{f"{field}_id__in": item_ids}).select_related("decided_by")
         return {row.item_id: row for row in rows}
 
     @property
     def item_id(self) -> int:
-        """The target's id within its level (the unit's for pairwise)."""
-        return int({"span": self.span_id, "qa": self.qa_id, "fact": self.fact_id}.get(self.level) or self.unit_id)
+        """The target's id (the unit's for a comparison): whichever of span / qa / fact / unit is set."""
+        return int(next(i for i in (self.span_id, self.qa_id, self.fact_id, self.unit_id) if i is not None))
 
     def provenance(self) -> dict:
         """Who decided what, when and why, and what the decision rested on: the exports' `adjudication`."""

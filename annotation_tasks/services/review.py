@@ -24,8 +24,9 @@ from annotation_tasks.models import (
     Worker,
     WorkerProjectStatus,
 )
-from annotation_tasks.protocols import UnknownProtocol, label_levels, payload
-from annotation_tasks.protocols.review import context_of, level_labels, review_for
+from annotation_tasks.models.adjudication import TARGET_FIELDS
+from annotation_tasks.protocols import UnknownProtocol, label_levels, payload, vocabulary
+from annotation_tasks.protocols.review import adjudication_levels, context_of, level_labels, review_for
 from annotation_tasks.services import identity
 
 Key = tuple[str, int, str]  # (level, item id, aspect): aspect is "" except for pairwise (item id = unit id)
@@ -154,10 +155,11 @@ def adjudicated_of(keys: Iterable[Key]) -> dict[Key, AdjudicatedLabel]:
     for level, item, _aspect in keys:
         by_level[level].add(item)
     out: dict[Key, AdjudicatedLabel] = {}
+    adjudicable = set(adjudication_levels())
     for level, items in by_level.items():
-        if level not in AdjudicatedLabel.Level.values:
+        if level not in adjudicable:
             continue  # the expert step's judgments are not adjudicated
-        field = "unit_id" if level == "pairwise" else f"{level}_id"
+        field = f"{TARGET_FIELDS[vocabulary(level).item_type]}_id"  # the level's item type names the target
         for ids in chunked(items):
             for adj in AdjudicatedLabel.objects.filter(level=level, **{f"{field}__in": ids}):
                 out[(level, adj.item_id, adj.aspect)] = adj
