@@ -73,19 +73,40 @@ class ProjectOperationsMixin:
         return Response(JobSerializer(job).data, status=status.HTTP_202_ACCEPTED)
 
     @extend_schema(
-        parameters=[OpenApiParameter("by", str, required=False, enum=["dataset", "system", "split"])],
+        parameters=[
+            OpenApiParameter("by", str, required=False, enum=["dataset", "system", "split"]),
+            OpenApiParameter("section", str, required=False, description=(
+                "summary: the report with each table cut to page_size rows (`tables` gives their lengths); a table "
+                "name (workers, confusion, agreement, ...): one page of it. Absent: the whole report.")),
+            OpenApiParameter("page", int, required=False), OpenApiParameter("page_size", int, required=False),
+        ],
         responses={200: {"type": "object", "additionalProperties": True}},
     )
     @action(detail=True, methods=["get"], pagination_class=None, filter_backends=[])
     def report(self, request: Request, pk: str | None = None) -> Response:
-        """The project report (agreement, worker agreement, consistency, human FActScore): `report --json`."""
+        """The project report (agreement, worker agreement, consistency, human FActScore): `report --json`.
+        With ?section= it comes in parts (summary first, then pages of its tables) from one cached build."""
         project = self.get_object()
         from annotation_tasks.services import reports
 
+        by = request.query_params.get("by") or None
+        section = request.query_params.get("section") or None
+        if section is None:
+            try:
+                return Response(reports.build_report(project, by=by))
+            except reports.ReportError as exc:
+                raise ValidationError({"by": str(exc)}) from exc
+        if section not in reports.SECTIONS:
+            raise ValidationError({"section": f"must be one of {', '.join(reports.SECTIONS)}"})
+        page, page_size = _whole(request, "page", 1, 10**6), _whole(request, "page_size", 50, 500)
         try:
-            return Response(reports.build_report(project, by=request.query_params.get("by") or None))
+            report = reports.cached_report(project, by=by)
         except reports.ReportError as exc:
             raise ValidationError({"by": str(exc)}) from exc
+        try:
+            return Response(reports.report_section(report, section, page, page_size))
+        except reports.ReportError as exc:
+            raise ValidationError({"page": str(exc)}) from exc
 
     @extend_schema(
         parameters=[ExportQuerySerializer],
@@ -122,3 +143,12 @@ class ProjectOperationsMixin:
         response["Content-Disposition"] = f'attachment; filename="{safe_name}.{fmt}.jsonl"'
         return response
 
+
+def _whole(request: Request, name: str, default: int, high: int) -> int:
+    """A whole-number query parameter from 1 to `high`, or a 400 naming it."""
+    raw = request.query_params.get(name) or ""
+    if not raw:
+        return default
+    if not raw.isdecimal() or not 1 <= int(raw) <= high:
+        raise ValidationError({name: f"must be a whole number from 1 to {high}"})
+    return int(raw)

@@ -83,6 +83,7 @@ class AdjudicationQueueView(APIView):
         OpenApiParameter("include_agreed", bool, required=False, description="Also items everyone agrees on."),
         OpenApiParameter("decided", bool, required=False, description="true: adjudicated only; false: open only."),
         OpenApiParameter("limit", int, required=False), OpenApiParameter("offset", int, required=False),
+        OpenApiParameter("summary", bool, required=False, description="true: counts and agreement, no rows."),
     ])
     def get(self, request: Request, project_id: int) -> Response:
         """Items most disputed first (votes against gold where gold exists, else the minority share), each

@@ -224,26 +224,36 @@ def _chosen(project: Project, filters: tuple[str | None, bool, bool | None],
     if decided is not None:
         mask &= (table["decided"] == decided).to_numpy()
     chosen = table[mask].assign(rank=lambda f: f["level"].map({lv: i for i, lv in enumerate(levels)}).fillna(99))
-    chosen = chosen.sort_values(["posterior", "disagreement", "n_votes", "rank", "item_id", "aspect"],
-                                ascending=[True, False, False, True, True, True], kind="stable")
-    return table, chosen, counted
+    return table, queue_order(chosen), counted
+
+
+def queue_order(chosen: pd.DataFrame) -> pd.DataFrame:
+    """The queue's order, least certain first: the label's posterior, then disagreement, votes, level, item.
+    The one place the order is decided (a page is a slice of it; another ordering replaces this function)."""
+    return chosen.sort_values(["posterior", "disagreement", "n_votes", "rank", "item_id", "aspect"],
+                              ascending=[True, False, False, True, True, True], kind="stable")
 
 
 def queue(project: Project, params: Mapping[str, Any] | None = None) -> dict[str, Any]:
     """The adjudication queue, least certain first (posterior of the item's label, then disagreement). params (query strings or values): level (one of the
     adjudicable levels), include_agreed (items everyone agrees on too), decided (true: only adjudicated,
-    false: only open; absent: both), limit (1..500, default 100), offset."""
+    false: only open; absent: both), limit (1..500, default 100), offset; summary (true: the counts and the
+    agreement without rows, for the dashboard's header before it asks for a page)."""
     params = params or {}
     filters = _filters(params)
     limit = _int(params, "limit", 100, 1, MAX_LIMIT)
     offset = _int(params, "offset", 0, 0, 10**9)
+    summary = _flag(params, "summary")
     table, chosen, counted = _chosen(project, filters)
     adjudicated = _adjudicated(project)
     return {
         "count": int(len(chosen)),
         "levels": {lv: list(level_labels(lv)) for lv in adjudication_levels()},
         "decided": int(chosen["decided"].sum()),
-        "results": _rows(chosen.iloc[offset: offset + limit], counted, adjudicated, project.pk),
+        "offset": offset,
+        "limit": limit,
+        "next_offset": offset + limit if offset + limit < len(chosen) and not summary else None,
+        "results": [] if summary else _rows(chosen.iloc[offset: offset + limit], counted, adjudicated, project.pk),
         "agreement": majority_agreement(project, table, adjudicated),
     }
 

@@ -289,3 +289,89 @@ def _render_uncertainty(section: dict[str, Any] | None, max_rows: int) -> list[s
                     [[r["level"], str(r.get("worker", r["worker_id"])), str(r["n_labels"]), _fmt(r["accuracy"]),
                       _fmt(r["se"])] for r in workers])
     return lines
+
+
+# -- the report in sections (issue 25 item 2): the dashboard asks for a summary, then pages of its tables ---------
+
+TABLES: dict[str, tuple[str, ...]] = {
+    # a section name: its path in the report dict (lists that grow with the workers, items or groups)
+    "workers": ("workers",),
+    "confusion": ("confusion",),
+    "agreement": ("agreement",),
+    "consistency": ("consistency",),
+    "factscore": ("factscore",),
+    "unlabelled_groups": ("unlabelled_groups",),
+    "uncertainty_workers": ("uncertainty", "workers"),
+    "uncertainty_items": ("uncertainty", "items"),
+}
+SECTIONS = ("summary", *TABLES)
+REPORT_CACHE_SECONDS = 600
+
+
+def report_version(project: Project) -> str:
+    """Changes whenever anything the report reads may have: work submitted or reviewed, a decision taken, a
+    label or item added (max ids and counts, one cheap aggregate per table)."""
+    from django.db.models import Count, Max, Q
+
+    from annotation_tasks.models import QA, AdjudicatedLabel, Response
+
+    parts = [
+        Assignment.objects.filter(unit__project=project).aggregate(
+            n=Count("pk"), m=Max("pk"), s=Max("submitted_at"), r=Max("reviewed_at"),
+            c=Count("pk", filter=Assignment.counted_q())),
+        AdjudicatedLabel.objects.filter(project=project).aggregate(n=Count("pk"), m=Max("pk")),
+        Response.objects.filter(project=project).aggregate(n=Count("pk"), m=Max("pk")),
+        QA.objects.filter(response__project=project).aggregate(
+            n=Count("pk"), m=Max("pk"), i=Count("pk", filter=Q(validity=QA.Validity.INVALID))),
+    ]
+    return "|".join(str(sorted(p.items())) for p in parts)
+
+
+def cached_report(project: Project, by: str | None = None) -> dict[str, Any]:
+    """build_report, kept in the cache while the project's data is unchanged (report_version): the summary and
+    each table page read the same report without building it again."""
+    import hashlib
+
+    from django.core.cache import cache
+
+    version = hashlib.sha1(report_version(project).encode()).hexdigest()
+    key = f"factcrowd:report:{project.pk}:{by}:{version}"
+    report = cache.get(key)
+    if report is None:
+        report = build_report(project, by=by)
+        cache.set(key, report, REPORT_CACHE_SECONDS)
+    return report
+
+
+def _table_at(report: dict[str, Any], path: tuple[str, ...]) -> list | None:
+    node: Any = report
+    for part in path:
+        node = node.get(part) if isinstance(node, dict) else None
+    return node if isinstance(node, list) else None
+
+
+def report_section(report: dict[str, Any], section: str, page: int = 1, page_size: int = 50) -> dict[str, Any]:
+    """One section of a report: "summary" (everything, each table cut to its first page_size rows, with
+    `tables` giving every table's full length), or one table's page {section, count, page, page_size, results}."""
+    if section not in SECTIONS:
+        raise ReportError(f"section must be one of {', '.join(SECTIONS)}, not {section!r}")
+    if section == "summary":
+        out = dict(report)
+        lengths: dict[str, int] = {}
+        for name, path in TABLES.items():
+            rows = _table_at(report, path)
+            if rows is None:
+                continue
+            lengths[name] = len(rows)
+            if len(path) == 1:
+                out[path[0]] = rows[:page_size]
+            else:
+                out[path[0]] = {**out[path[0]], path[1]: rows[:page_size]}
+        out["tables"] = lengths
+        return out
+    rows = _table_at(report, TABLES[section]) or []
+    start = (page - 1) * page_size
+    if page > 1 and start >= len(rows):
+        raise ReportError(f"page {page} of {section} is past its end ({len(rows)} rows)")
+    return {"section": section, "count": len(rows), "page": page, "page_size": page_size,
+            "results": rows[start: start + page_size]}
