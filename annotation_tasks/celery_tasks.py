@@ -29,6 +29,14 @@ def run_import_job(job_id: int) -> str:
     return uploads.run_import_job(job_id).status
 
 
+@shared_task(name="annotation_tasks.run_export_job")
+def run_export_job(job_id: int) -> str:
+    """Write an export file (CSV, Hugging Face dataset zip, or JSONL) for download; the Job shows progress."""
+    from annotation_tasks.services import export_jobs
+
+    return export_jobs.run_export_job(job_id).status
+
+
 @shared_task(name="annotation_tasks.parse_responses")
 def parse_responses(job_id: int) -> str:
     """Parse a project's responses (QA-SRL frames, answer spans, atomic facts); resumable, one response per commit."""

@@ -97,6 +97,7 @@ class Job(models.Model):
         SYNC = "sync"
         PUBLISH = "publish"
         SCORE = "score"
+        EXPORT = "export"
 
     class Status(models.TextChoices):
         QUEUED = "queued"

@@ -65,6 +65,10 @@ KINDS: dict[str, JobKind] = {
         "annotation_tasks.score_items", True,
         "scores are stored per (item, scorer, version) and a rerun skips the items already scored",
     ),
+    Job.Kind.EXPORT: JobKind(
+        "annotation_tasks.run_export_job", True,
+        "an export only reads the project and writes its own folder, which a rerun empties first",
+    ),
     Job.Kind.PUBLISH: JobKind(
         "annotation_tasks.run_publish_job", False,
         "publishing creates paid tasks: a worker killed between the platform's answer and saving the unit's "
