@@ -19,7 +19,6 @@ from annotation_tasks.models.content import QA, AnswerSpan, AtomicFact
 from annotation_tasks.models.projects import Project
 from annotation_tasks.models.work import Unit
 
-
 TARGET_FIELDS: dict[str, str] = {"span": "span", "qa": "qa", "fact": "fact", "unit": "unit"}
 """Item type (protocols' LabelLevel.item_type) -> the target's foreign key."""
 
