@@ -154,6 +154,23 @@ class AnswerSpan(models.Model):
 
 
 class AtomicFact(models.Model):
+    class Validation(models.TextChoices):
+        """An expert's decision on a model fact before workers see it (the fact_validation step,
+        services/fact_validation.py). A fixed or split fact stays as it was (provenance) and workers see the
+        facts written from it (WRITTEN, edited_from: the original); a dropped one reaches no worker."""
+
+        UNKNOWN = "unknown"
+        KEPT = "kept"
+        FIXED = "fixed"
+        SPLIT = "split"
+        DROPPED = "dropped"
+        WRITTEN = "written"
+
+        @classmethod
+        def hidden(cls) -> list[str]:
+            """Decisions that keep a fact from workers, the analysis and the exports' labels."""
+            return [cls.FIXED.value, cls.SPLIT.value, cls.DROPPED.value]
+
     response = models.ForeignKey(Response, on_delete=models.CASCADE, related_name="atomic_facts")
     sentence_index = models.PositiveIntegerField(default=0)
     text = models.TextField()
@@ -171,6 +188,10 @@ class AtomicFact(models.Model):
         null=True, blank=True, help_text="The splitter's estimate (0..1) that the fact is right; null: not a model fact."
     )
     order = models.PositiveIntegerField(default=0)
+    validation = models.CharField(max_length=10, choices=Validation.choices, default=Validation.UNKNOWN)
+    validated_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
+                                     related_name="+")
+    validated_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ["response_id", "sentence_index", "order", "id"]
