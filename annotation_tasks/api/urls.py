@@ -13,6 +13,7 @@ from annotation_tasks.api.content import (
     ResponseViewSet,
     SourceViewSet,
 )
+from annotation_tasks.api.design import DesignView
 from annotation_tasks.api.jobs import JobViewSet
 from annotation_tasks.api.projects import ProjectViewSet
 from annotation_tasks.api.protocols import ProtocolsView
@@ -53,6 +54,9 @@ urlpatterns: list = [
     path("projects/<int:project_id>/workers/<int:worker_id>/review/", WorkerReviewView.as_view(), name="worker-review"),
     path("projects/<int:project_id>/adjudication/queue/", AdjudicationQueueView.as_view(), name="adjudication-queue"),
     path("projects/<int:project_id>/adjudications/", AdjudicationsView.as_view(), name="adjudications"),
+    # Study design to a target interval width (api/design.py), for the batch screen before publishing.
+    path("projects/<int:project_id>/design", DesignView.as_view(), name="project-design"),
+    path("projects/<int:project_id>/design/", DesignView.as_view(), name="project-design-slash"),
     # The protocols' manifest (api/protocols.py): what the dashboard offers per protocol.
     path("protocols/", ProtocolsView.as_view(), name="protocols"),
     path("", include(router.urls)),
