@@ -96,6 +96,16 @@ class ProjectViewSet(ProjectOperationsMixin, viewsets.ModelViewSet):
         """Counts by status, time on task and running jobs: the monitor screen's header."""
         return Response(monitoring.project_overview(self.get_object()))
 
+    @extend_schema(responses=inline_serializer("ExportFormats", {
+        "unavailable": serializers.DictField(child=serializers.CharField())}))
+    @action(detail=True, methods=["get"], url_path="export-formats", pagination_class=None, filter_backends=[])
+    def export_formats(self, request: Request, pk: str | None = None) -> Response:
+        """The export formats that have nothing to export in this project, each with why (the Exports tab shows
+        the reason instead of a button that answers 400)."""
+        from annotation_tasks.services import exports
+
+        return Response({"unavailable": exports.unavailable_formats(self.get_object())})
+
     @extend_schema(
         request=None,
         responses=inline_serializer("InviteLink", {"url": serializers.URLField(), "expires_in_days": serializers.IntegerField()}),

@@ -20,7 +20,7 @@ from annotation_tasks.analysis.crowd_models import MODELS, aggregated_labels
 from annotation_tasks.analysis.splits import split_of
 from annotation_tasks.analysis.uncertainty import MODELS as UNCERTAINTY_MODELS
 from annotation_tasks.analysis.uncertainty import estimate as estimate_uncertainty
-from annotation_tasks.exporters import csv_writer, factscore, hf_dataset, qa_jsonl, qasem_release
+from annotation_tasks.exporters import csv_writer, factscore, hf_dataset, labels_jsonl, qa_jsonl, qasem_release
 from annotation_tasks.exporters.base import with_aggregation
 from annotation_tasks.exporters.certainty import ModelledLabels
 from annotation_tasks.models import QA, AnswerSpan, AtomicFact, Project
@@ -38,6 +38,7 @@ FORMATS: dict[str, Callable[..., Iterator[str]]] = {
     "factscore": factscore.export_lines,
     "qa-jsonl": qa_jsonl.export_lines,
     "campaign-items": _campaign_lines,
+    "labels-jsonl": labels_jsonl.export_lines,
 }
 DATASET_FORMATS = ("hf-dataset",)  # a folder, not a stream of lines
 AGGREGATIONS = MODELS
@@ -194,6 +195,20 @@ def _item_configs(project: Project, with_platform_ids: bool, options: dict[str, 
             unlabelled_means="no human fact with a label (`label` null on every fact: nobody's counted vote, no "
             "imported expert label and no adjudication)"))
     return configs
+
+
+def unavailable_formats(project: Project) -> dict[str, str]:
+    """{format: why it cannot export this project}: the formats the export endpoint refuses here (a line format
+    with no lines streams an empty file). The dashboard shows the reason instead of buttons that answer 400
+    (campaign-items on a project that is not a label campaign)."""
+    campaign = campaigns.campaign_of(project) is not None
+    out: dict[str, str] = {}
+    if not campaign:
+        out["campaign-items"] = "only for a label campaign (a project made by import_labels)"
+        if not (QA.objects.filter(response__project=project).exists()
+                or AtomicFact.objects.filter(response__project=project).exists()):
+            out["hf-dataset"] = "nothing to export as a dataset yet (no QAs, facts or campaign labels)"
+    return out
 
 
 def export_download(project_name: str, fmt: str, *, as_csv: bool = False, **options) -> tuple[TextIO | Any, str]:
