@@ -131,8 +131,18 @@ class BatchViewSet(
         blockers = batch_rules.publish_blockers(batch)
         if estimate.units and (funding := batch_rules.funding_blocker(provider.name, estimate, balance)):
             blockers.append(funding)
+        from annotation_tasks.services import sessions
+
+        rate = sessions.hourly_rate(batch, provider, reward)  # expected pay per hour, against the platform's floor
+        if estimate.units and rate.below_minimum:
+            blockers.append(batch_rules.Blocker("below_minimum_pay", f"{provider.name} requires at least "
+                                                f"{rate.minimum} {rate.currency} per hour: {rate.describe()}", "reward"))
         answer = {**estimate.__dict__, "balance": balance, "publishable": not blockers,
-                  "publish_blockers": [b.as_dict() for b in blockers]}
+                  "publish_blockers": [b.as_dict() for b in blockers],
+                  "hourly_rate": {"per_hour": rate.per_hour, "currency": rate.currency,
+                                  "seconds_per_unit": rate.seconds_per_unit, "source": rate.source,
+                                  "minimum": rate.minimum, "below_minimum": rate.below_minimum,
+                                  "text": rate.describe()}}
         return Response(CostEstimateSerializer(answer).data)
 
     @extend_schema(request=PublishSerializer, responses={202: JobSerializer})

@@ -334,6 +334,19 @@ class PublishSerializer(serializers.Serializer):
     )
 
 
+class HourlyRateSerializer(serializers.Serializer):
+    """What a worker is expected to earn per hour on this provider (services.sessions.hourly_rate)."""
+
+    per_hour = serializers.DecimalField(max_digits=10, decimal_places=2)
+    currency = serializers.CharField()
+    seconds_per_unit = serializers.FloatField()
+    source = serializers.CharField(help_text="pilot median, project median, or the researcher's estimate")
+    minimum = serializers.DecimalField(max_digits=10, decimal_places=2, allow_null=True,
+                                       help_text="The platform's minimum per hour (Prolific), null where none.")
+    below_minimum = serializers.BooleanField()
+    text = serializers.CharField()
+
+
 class CostEstimateSerializer(serializers.Serializer):
     units = serializers.IntegerField()
     assignments_per_unit = serializers.IntegerField()
@@ -344,6 +357,7 @@ class CostEstimateSerializer(serializers.Serializer):
     balance = serializers.DecimalField(max_digits=12, decimal_places=2, allow_null=True)
     publishable = serializers.BooleanField(help_text="Whether publishing would go ahead (rules and balance).")
     publish_blockers = PublishBlockerSerializer(many=True)
+    hourly_rate = HourlyRateSerializer(required=False, allow_null=True)
 
 
 class UnitSerializer(serializers.ModelSerializer):

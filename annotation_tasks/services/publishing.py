@@ -133,6 +133,8 @@ def publish_batch(
     """
     provider = provider or provider_for(batch, provider_name)
     reward = money(reward)
+    if options.get("estimated_minutes_per_unit"):  # the researcher's estimate, read by the fair-pay check
+        batch.settings = {**(batch.settings or {}), "estimated_minutes_per_unit": options["estimated_minutes_per_unit"]}
     plan = check_publish(batch, reward=reward, assignments_per_unit=assignments_per_unit, provider=provider,
                          check_balance=check_balance)
     pending, estimate, balance = plan.pending, plan.estimate, plan.balance

@@ -15,6 +15,7 @@ from annotation_tasks.management.commands._crowd import project_named
 from annotation_tasks.models import Batch
 from annotation_tasks.services import publishing
 from annotation_tasks.services.batches import BatchRuleError, publish_blockers
+from annotation_tasks.services.sessions import hourly_rate
 
 
 def _nothing_to_publish(project) -> CommandError:
@@ -96,6 +97,7 @@ class Command(BaseCommand):
 
         def confirm(estimate, balance) -> bool:
             self.stdout.write(f"batch {batch.name} (id {batch.pk}) on {provider_name}: {estimate.describe()}")
+            self.stdout.write(f"expected pay: {hourly_rate(batch, provider, reward).describe()}")
             if balance is not None:
                 self.stdout.write(f"balance: {balance} {estimate.currency}")
             if opts["yes"]:
