@@ -33,6 +33,7 @@ from annotation_tasks.models import (
     Unit,
     UnitResponse,
 )
+from annotation_tasks.protocols import vocabulary
 from annotation_tasks.protocols.review import adjudication_levels, context_of, level_labels
 from annotation_tasks.services import frames
 from annotation_tasks.services.review import Key, counted_votes, majority_of, project_gold, tie_order, worker_names
@@ -327,19 +328,21 @@ def _plain(data: Mapping[str, Any], name: str) -> Any:
 
 
 def _target(project: Project, level: str, item_id: int, aspect: str) -> dict[str, Any]:
-    """The model fields of a target in this project, or AdjudicationError naming the field that is wrong."""
-    if level == "span":
+    """The model fields of a target in this project, or AdjudicationError naming the field that is wrong. The
+    level's item type (its protocol's declaration) says what the item is: a span, a QA, a fact or a unit."""
+    item_type = vocabulary(level).item_type
+    if item_type == "span":
         if not AnswerSpan.objects.filter(pk=item_id, response__project=project).exists():
             raise _bad("item_id", "not an answer span of this project")
         return {"span_id": item_id}
-    if level == "qa":
+    if item_type == "qa":
         qa = QA.objects.filter(pk=item_id, response__project=project).values_list("validity", flat=True).first()
         if qa is None:
             raise _bad("item_id", "not a QA of this project")
         if qa == QA.Validity.INVALID:
             raise _bad("item_id", "this QA was marked invalid: it is not part of the judged set")
         return {"qa_id": item_id}
-    if level == "fact":
+    if item_type == "fact":
         if not AtomicFact.objects.filter(pk=item_id, response__project=project).exists():
             raise _bad("item_id", "not an atomic fact of this project")
         return {"fact_id": item_id}
@@ -370,12 +373,13 @@ def parse_decision(project: Project, data: Any) -> dict[str, Any]:
     aspect = _plain(data, "aspect") or ""
     if not isinstance(aspect, str):
         raise _bad("aspect", "must be text")
-    if level != "pairwise" and aspect:
+    over_units = vocabulary(level).item_type == "unit"  # a comparison: its items are (unit, aspect)
+    if not over_units and aspect:
         raise _bad("aspect", "only pairwise comparisons have aspects")
-    if level == "pairwise" and not aspect:
+    if over_units and not aspect:
         raise _bad("aspect", "a pairwise decision names its aspect")
     label = _plain(data, "label")
-    if level == "pairwise" and isinstance(label, int) and not isinstance(label, bool):
+    if over_units and isinstance(label, int) and not isinstance(label, bool):
         label = str(label)
     allowed = level_labels(level)
     if label not in allowed:

@@ -20,6 +20,8 @@ UPLOAD_FORMATS: dict[str, dict[str, Any]] = {
 """How the dashboard's upload form names each of services.uploads.FORMATS, and the extra fields it asks."""
 
 GENERAL_EXPORTS: dict[str, dict[str, str]] = {
+    "labels-jsonl": {"label": "Labels of every level (JSONL)",
+                     "help": "One line per labelled item of every protocol's levels: votes, majority, adjudication."},
     "campaign-items": {"label": "Campaign items",
                        "help": "Imported label campaigns only: one line per item and level with its votes."},
     "hf-dataset": {"label": "Hugging Face dataset",
