@@ -6,6 +6,13 @@ its human facts, so crowd labels are not lost. Imported lines come back byte for
 as the release wrote them).
 A fact an expert adjudicated carries the adjudicated label as `label`, with `majority` (the crowd's) and
 `adjudication` (its provenance) beside it; nothing else changes.
+
+A response imported from a FActScore file keeps the file's expert facts and labels: `human-atomic-facts` are the
+imported human facts labelled by the imported expert's votes only (workers never see them, and their votes never
+change them), so the export of an imported file with no crowd work is the file, byte for byte. The crowd's labels
+of such a response's model facts (and facts workers wrote) go to `crowd-atomic-facts` ([{text, label}], majority
+of the counted votes), added after the sentence's own keys only where there are some.
+Facts workers wrote count only with their assignment (rejected or unverified work writes none into an export).
 """
 from __future__ import annotations
 
@@ -14,9 +21,12 @@ from collections import defaultdict
 from collections.abc import Iterator
 from typing import Any
 
+from django.db.models import Q
+
 from annotation_tasks.exporters.base import CHUNK, iter_chunks, level_votes, majorities
-from annotation_tasks.importers.factscore import LINE_KEYS, SENTENCE_KEYS
-from annotation_tasks.models import AdjudicatedLabel, AtomicFact, Project, Response
+from annotation_tasks.importers.common import IMPORTED
+from annotation_tasks.importers.factscore import CROWD_KEY, LINE_KEYS, SENTENCE_KEYS
+from annotation_tasks.models import AdjudicatedLabel, Assignment, AtomicFact, Project, Response
 
 
 def dumps(obj: Any) -> str:
@@ -29,10 +39,17 @@ def export_lines(project: Project, *, chunk_size: int = CHUNK) -> Iterator[str]:
     for chunk in iter_chunks(responses, chunk_size):
         ids = [r.pk for r in chunk]
         facts: dict[int, list[AtomicFact]] = defaultdict(list)
-        for fact in AtomicFact.objects.filter(response_id__in=ids).order_by("response_id", "sentence_index", "order", "id"):
+        written = Q(created_by_assignment__isnull=True) | Q(
+            created_by_assignment__in=Assignment.objects.filter(Assignment.counted_q()))
+        for fact in (AtomicFact.objects.filter(written, response_id__in=ids)
+                     .order_by("response_id", "sentence_index", "order", "id")):
             facts[fact.response_id].append(fact)
         fact_ids = [f.pk for lst in facts.values() for f in lst]
-        votes = majorities(level_votes("fact", fact_ids))
+        rows = level_votes("fact", fact_ids)
+        experts = set(Assignment.objects.filter(pk__in={r[2] for r in rows}, worker__provider=IMPORTED)
+                      .values_list("pk", flat=True)) if rows else set()
+        votes = {"all": majorities(rows), "expert": majorities([r for r in rows if r[2] in experts]),
+                 "crowd": majorities([r for r in rows if r[2] not in experts])}
         adjudicated = AdjudicatedLabel.of_items("fact", fact_ids)
         for response in chunk:
             yield dumps(_record(response, facts[response.pk], votes, adjudicated))
@@ -45,10 +62,11 @@ def _record(response: Response, facts: list[AtomicFact], votes: dict,
     for fact in facts:
         by_sentence[(fact.sentence_index, "human" if fact.kind == "human" else "model")].append(fact)
     annotations = None
+    imported = "output" in (meta.get("release_keys") or ())  # a line of a FActScore file: its expert facts stand
     if not meta.get("abstained", False):
         n = max([len(response.sentences or []), *(i + 1 for i, _ in by_sentence)])
-        annotations = [_sentence(i, (response.sentences or [])[i : i + 1], by_sentence, votes, adjudicated or {})
-                       for i in range(n)]
+        annotations = [_sentence(i, (response.sentences or [])[i : i + 1], by_sentence, votes, adjudicated or {},
+                                 imported) for i in range(n)]
     values = {
         "input": meta.get("input", response.source.question),
         "output": response.text,
@@ -71,19 +89,32 @@ def _human_fact(fact: AtomicFact, votes: dict, adjudicated: dict[int, Adjudicate
     return {"text": fact.text, "label": adj.value, "majority": majority, "adjudication": adj.provenance()}
 
 
-def _sentence(i: int, stored: list[dict], by_sentence: dict, votes: dict,
-              adjudicated: dict[int, AdjudicatedLabel]) -> dict[str, Any]:
+def _sentence(i: int, stored: list[dict], by_sentence: dict, votes: dict[str, dict],
+              adjudicated: dict[int, AdjudicatedLabel], imported: bool = False) -> dict[str, Any]:
     sent = stored[0] if stored else {}
     model = by_sentence.get((i, "model"), [])
     human = by_sentence.get((i, "human"), [])
-    if not human and not sent.get("human_facts_null"):
-        human = [f for f in model if ("fact", f.pk) in votes]
+    crowd: list[dict[str, Any]] = []
+    if imported:  # the file's expert facts, labelled by the expert alone; the crowd's labels beside them
+        written = [f for f in human if f.created_by_assignment_id is not None]
+        human = [f for f in human if f.created_by_assignment_id is None]
+        crowd = [{"text": f.text, "label": votes["crowd"][("fact", f.pk)][0]}
+                 for f in [*model, *written] if ("fact", f.pk) in votes["crowd"]]
+        crowd = crowd or sent.get("crowd_facts") or []  # as an imported export recorded them
+        tally = votes["expert"]
+    else:
+        tally = votes["all"]
+        if not human and not sent.get("human_facts_null"):
+            human = [f for f in model if ("fact", f.pk) in tally]
     values = {
         "text": sent.get("text", ""),
         "is-relevant": sent.get("is_relevant", True),
         "model-atomic-facts": None if sent.get("model_facts_null") else [{"text": f.text} for f in model],
         "human-atomic-facts": None
         if sent.get("human_facts_null")
-        else [_human_fact(f, votes, adjudicated) for f in human],
+        else [_human_fact(f, tally, adjudicated) for f in human],
     }
-    return {k: values.get(k) for k in sent.get("release_keys") or SENTENCE_KEYS}
+    out = {k: values.get(k) for k in sent.get("release_keys") or SENTENCE_KEYS}
+    if crowd:
+        out[CROWD_KEY] = crowd
+    return out

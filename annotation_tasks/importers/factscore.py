@@ -7,7 +7,8 @@ AtomicFact(kind="human") labelled S / NS / IR by one approved assignment of the 
 Key order and nulls are recorded so export writes each line back byte for byte.
 Our own export of app-labelled work reads back too: a human fact whose `label` is null (nobody's counted vote)
 gets no label, and one an expert adjudicated (`label` = the decision, then `majority` = the crowd's and
-`adjudication` = its provenance) keeps the crowd's majority as the vote and the decision as an AdjudicatedLabel.
+`adjudication` = its provenance) keeps the crowd's majority as the vote and the decision as an AdjudicatedLabel;
+a sentence's `crowd-atomic-facts` (the crowd's labels of an imported response) is kept as written.
 """
 from __future__ import annotations
 
@@ -43,6 +44,7 @@ from annotation_tasks.models.projects import Protocol
 PROTOCOL = [Protocol.FACT_LABELING.value]
 LINE_KEYS = ("input", "output", "topic", "cat", "annotations")
 SENTENCE_KEYS = ["text", "is-relevant", "model-atomic-facts", "human-atomic-facts"]
+CROWD_KEY = "crowd-atomic-facts"  # our export: the crowd's labels of an imported response's facts, kept as written
 LABELS = ("S", "NS", "IR")
 EXPERT = "factscore-expert"
 
@@ -61,6 +63,7 @@ class SentenceRecord:
     model_facts: list[str] | None
     human_facts: list[HumanFact] | None
     keys: list[str]
+    crowd_facts: list[dict[str, Any]] | None = None
 
 
 @dataclass
@@ -125,7 +128,7 @@ def parse_line(obj: Any, where: Where, system: str) -> GenerationRecord:
 
 def _parse_sentence(obj: Any, where: Where) -> SentenceRecord:
     check_type(obj, where, dict)
-    unknown = [k for k in obj if k not in SENTENCE_KEYS]
+    unknown = [k for k in obj if k not in SENTENCE_KEYS and k != CROWD_KEY]
     if unknown:
         raise where.child(unknown[0]).error("unexpected field (a sentence has text, is-relevant, model-atomic-facts, human-atomic-facts)")
     model = require(obj, "model-atomic-facts", where, list, allow_none=True)
@@ -142,8 +145,22 @@ def _parse_sentence(obj: Any, where: Where) -> SentenceRecord:
         is_relevant=require(obj, "is-relevant", where, bool),
         model_facts=model_facts,
         human_facts=human_facts,
-        keys=list(obj.keys()),
+        keys=[k for k in obj if k != CROWD_KEY],
+        crowd_facts=_crowd_facts(obj, where) if CROWD_KEY in obj else None,
     )
+
+
+def _crowd_facts(obj: dict, where: Where) -> list[dict[str, Any]]:
+    """Our export's `crowd-atomic-facts`: [{text, label}], kept as written (the votes behind them are not in it)."""
+    items = check_type(obj[CROWD_KEY], where.child(CROWD_KEY), list)
+    for i, fact in enumerate(items):
+        at = where.child(CROWD_KEY).child(i)
+        check_type(fact, at, dict)
+        if list(fact) != ["text", "label"]:
+            raise at.error("a crowd fact has text, label (in that order)")
+        check_type(fact["text"], at.child("text"), str)
+        _label(fact, "label", at)
+    return items
 
 
 ADJUDICATED_KEYS = ["text", "label", "majority", "adjudication"]  # our export's adjudicated human fact
@@ -270,6 +287,8 @@ def _response(project: Project, source: Source, r: GenerationRecord) -> Response
             sent["model_facts_null"] = True
         if s.keys != SENTENCE_KEYS:
             sent["release_keys"] = s.keys
+        if s.crowd_facts:
+            sent["crowd_facts"] = s.crowd_facts
         if rng is not None:
             sent["start"], sent["end"] = rng
         sentences.append(sent)

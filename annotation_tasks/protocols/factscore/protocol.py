@@ -60,7 +60,8 @@ class FactScoreProtocol(AnnotationProtocol):
             name="fact", item_type="fact", labels=("NS", "IR", "S"),
             display={"NS": "Not supported", "IR": "Irrelevant", "S": "Supported"},
             model=FactLabel, item_field="fact_id", value_field="label",
-            items=lambda project: AtomicFact.objects.filter(response__project=project),
+            items=lambda project: AtomicFact.objects.filter(response__project=project).exclude(
+                validation__in=AtomicFact.Validation.hidden()),
         ),
     )
     keys = (
@@ -74,10 +75,11 @@ class FactScoreProtocol(AnnotationProtocol):
 
     def response_items(self, response: Response, shown: Shown) -> dict[str, list[dict]]:
         facts = list(
-            # only the model's facts: imported expert (human) facts are the reference, and human facts written
-            # in other assignments are other workers' answers
-            AtomicFact.objects.filter(response=response, created_by_assignment__isnull=True)
+            # only the model's facts: imported expert (human) facts are the reference (origin "imported", kind
+            # "human": excluded by kind), and human facts written in other assignments are other workers' answers
+            AtomicFact.objects.filter(response=response, created_by_assignment__isnull=True, kind="model")
             .exclude(origin=Origin.HUMAN)
+            .exclude(validation__in=AtomicFact.Validation.hidden())  # fixed, split or dropped by the expert
             .order_by("sentence_index", "order", "id")
             .values("id", "sentence_index", "text")
         )
