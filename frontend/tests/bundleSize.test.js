@@ -1,7 +1,8 @@
 // @vitest-environment node
-// The element is one file loaded before the first label on every unit page: at most 50 KB gzip (-9; Node's zlib
-// counts ~200 bytes more than GNU gzip -9 on it, so this is the stricter figure), the figure
-// issue 22 holds it to. Built here exactly as `npm run build:annotator` builds it, into a temporary folder.
+// The element is one file loaded before the first label on every unit page: at most 50 KB as `gzip -9 -c FILE | wc -c`
+// counts it, the figure issue 22 holds it to (Node's zlib, used only where there is no gzip, counts ~190 bytes more).
+// Built here exactly as `npm run build:annotator` builds it, into a temporary folder.
+import { execFileSync } from 'node:child_process'
 import { mkdtempSync, readFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -20,7 +21,13 @@ it('the built element is at most 50 KB gzip', async () => {
   } finally {
     process.env.NODE_ENV = env
   }
-  const size = gzipSync(readFileSync(join(outDir, 'factcrowd-annotator.js')), { level: 9 }).length
+  const file = join(outDir, 'factcrowd-annotator.js')
+  let size
+  try {
+    size = execFileSync('gzip', ['-9', '-c', file], { maxBuffer: 1 << 24 }).length
+  } catch {
+    size = gzipSync(readFileSync(file), { level: 9 }).length
+  }
   expect(size).toBeGreaterThan(20_000) // it is the element, not an empty file
   expect(size).toBeLessThanOrEqual(ELEMENT_GZIP_LIMIT)
 }, 60_000)

@@ -19,22 +19,14 @@ export function embeddedUnit(id, root = null, doc = typeof document === 'undefin
 
 /** What the worker reads when the unit could not be loaded. */
 export function loadErrorText(err) {
-  if (err instanceof UnsupportedPlanError) return err.message
   return err instanceof ApiError && err.status === 403
     ? 'This link is not valid (expired, or not yours).'
     : 'Could not load the task. Check your connection and reload the page.'
 }
 
-/** A unit the element cannot render: its plan needs kinds this element version has no module for (`kinds`), or it
- * has no section to show at all. Nothing can be labeled, saved or submitted. */
-export class UnsupportedPlanError extends Error {
-  constructor(kinds) {
-    const n = kinds.length
-    super(
-      n
-        ? `This unit needs plan kind${n > 1 ? 's' : ''} ${kinds.join(', ')}, which this element version does not support. It cannot be labeled or submitted here.`
-        : 'This unit has nothing to label (its plan is empty). It cannot be submitted.',
-    )
-    this.kinds = kinds
-  }
-}
+/** Why a unit cannot be shown: its plan needs kinds this element version has no module for (`kinds`), or it has no
+ * section at all. Nothing can be labeled, saved or submitted then. */
+export const unsupportedPlanText = (kinds) =>
+  kinds.length
+    ? `This unit needs plan kind${kinds.length > 1 ? 's' : ''} ${kinds.join(', ')}, which this element version does not support. It cannot be labeled or submitted here.`
+    : 'This unit has nothing to label (its plan is empty). It cannot be submitted.'

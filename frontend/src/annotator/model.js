@@ -18,7 +18,6 @@ function indexResponse(r, i) {
   for (const s of spans) for (const id of s.qa_ids || []) if (!spanByQaId.has(id)) spanByQaId.set(id, s)
   return {
     id: r.id,
-    index: i,
     letter: LETTERS[i] || String(i + 1),
     label: r.label || `Response ${LETTERS[i] || i + 1}`,
     text: r.text || '',

@@ -1,8 +1,8 @@
 // The controller's loading part: a unit (fetched, or embedded in the page) becomes the session's model and state,
 // its draft restored (the server's, or a newer local copy), the clock set to the time already spent. A unit whose
-// plan the element cannot render (loading.js UnsupportedPlanError) is an error: nothing to label, nothing saved.
+// plan the element cannot render (loading.js unsupportedPlanText) is an error: nothing to label, nothing saved.
 import { markRaw, nextTick } from 'vue'
-import { UnsupportedPlanError, loadErrorText } from './loading.js'
+import { loadErrorText, unsupportedPlanText } from './loading.js'
 import * as S from './state.js'
 import { createTimeOnTask } from './timeOnTask.js'
 
@@ -11,9 +11,10 @@ export function createUnitLoader(s) {
   const { persistence, state, resumed, saveStatus, model, phase, loadError, isPreview, api, view } = s
   let restoredFromBackup = false
 
+  /** The unit becomes the session; false (and the error shown) when the element cannot render its plan. */
   function applyUnit(unit) {
     const m = S.buildModel(unit)
-    if (m.unsupported.length || !m.sections.length) throw new UnsupportedPlanError(m.unsupported)
+    if (m.unsupported.length || !m.sections.length) return fail(unsupportedPlanText(m.unsupported))
     const { draft, fromBackup } = persistence.restore(unit.draft)
     Object.assign(state, S.fromDraft(m, draft))
     // a restored draft still starts with the Start (Resume) button: it gives the frame focus
@@ -24,10 +25,12 @@ export function createUnitLoader(s) {
     model.value = markRaw(m)
     phase.value = unit.assignment?.status === 'submitted' ? 'submitted' : 'ready'
     restoredFromBackup = fromBackup
+    return true
   }
-  function fail(err) {
+  function fail(text) {
     phase.value = 'error'
-    loadError.value = loadErrorText(err)
+    loadError.value = text
+    return false
   }
   function afterLoad() {
     if (phase.value === 'submitted') persistence.forget()
@@ -36,12 +39,12 @@ export function createUnitLoader(s) {
   }
   async function load() {
     try {
-      applyUnit(await api.getUnit())
+      if (!applyUnit(await api.getUnit())) return
       afterLoad()
       await nextTick()
       if (!isPreview.value && phase.value === 'ready') view.focusStart?.()
     } catch (err) {
-      fail(err)
+      fail(loadErrorText(err))
     }
   }
   /** An embedded unit is applied before the first render: the first paint already has the Start button. A
@@ -50,9 +53,8 @@ export function createUnitLoader(s) {
     if (!unit) return
     try {
       applyUnit(unit)
-    } catch (err) {
-      if (err instanceof UnsupportedPlanError) fail(err)
-      else phase.value = 'loading'
+    } catch {
+      phase.value = 'loading'
     }
   }
   return { load, afterLoad, applyEmbedded }
