@@ -48,6 +48,7 @@ function response(id, label, text, preds, facts) {
 /** The plan the server sends with the unit (docs/annotator-api.md, annotation_tasks/protocols/): the sections. */
 function samplePlan(mode, rag, responses) {
   if (mode === 'factscore') return responses.map((r) => ({ kind: 'fact_labeling', response_id: r.id }))
+  if (mode === 'entailment') return responses.map((r) => ({ kind: 'fact_entailment', response_id: r.id }))
   if (mode === 'validation') return responses.map((r) => ({ kind: 'qa_validation', response_id: r.id }))
   return [
     ...responses.flatMap((r) => [
@@ -81,7 +82,7 @@ export function sampleUnit({ mode = 'qasem', rag = false, draft = null, preview 
     project: {
       name: 'Measles news · consistency',
       instructions: 'Judge only against the reference on the left. Your own knowledge does not count.',
-      protocol: mode === 'qasem' ? ['span_coverage', 'qa_support', 'pairwise'] : mode === 'factscore' ? ['fact_labeling'] : ['qa_validation'],
+      protocol: { qasem: ['span_coverage', 'qa_support', 'pairwise'], factscore: ['fact_labeling'], entailment: ['fact_entailment'] }[mode] || ['qa_validation'],
     },
     source: rag
       ? { id: 1, text: '', question: 'Who died of measles in Ohio?', passages: [

@@ -33,6 +33,7 @@ const UNITS = {
   factscore: () => sampleUnit({ mode: 'factscore' }),
   validation: () => sampleUnit({ mode: 'validation' }),
   ragas: ragasUnit,
+  entailment: () => sampleUnit({ mode: 'entailment' }),
 }
 
 /** What the element posts after its own controller labeled every item with its kind's first option. */

@@ -14,6 +14,7 @@ const COMPONENTS = {
   fact_labeling: FactLabelingSection,
   qa_validation: QaValidationSection,
   ragas_pairwise: RagasSection,
+  fact_entailment: FactLabelingSection, // the fact list, labels and a rationale instead of edits
 }
 
 /** The component that renders a section of plan kind `kind` (null: none). */

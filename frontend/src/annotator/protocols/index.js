@@ -14,8 +14,9 @@ import qasem from './qasem/index.js'
 import factscore from './factscore/index.js'
 import validation from './validation/index.js'
 import ragas from './ragas/index.js'
+import entailment from './entailment/index.js'
 
-export const PROTOCOLS = [qasem, factscore, validation, ragas]
+export const PROTOCOLS = [qasem, factscore, validation, ragas, entailment]
 
 const MODULES = new Map(PROTOCOLS.flatMap((p) => p.kinds.map((k) => [k.kind, { ...k, protocol: p.name, intro: p.intro }])))
 
