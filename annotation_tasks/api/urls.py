@@ -56,7 +56,6 @@ urlpatterns: list = [
     path("projects/<int:project_id>/adjudications/", AdjudicationsView.as_view(), name="adjudications"),
     # Study design to a target interval width (api/design.py), for the batch screen before publishing.
     path("projects/<int:project_id>/design", DesignView.as_view(), name="project-design"),
-    path("projects/<int:project_id>/design/", DesignView.as_view(), name="project-design-slash"),
     # The protocols' manifest (api/protocols.py): what the dashboard offers per protocol.
     path("protocols/", ProtocolsView.as_view(), name="protocols"),
     path("", include(router.urls)),
