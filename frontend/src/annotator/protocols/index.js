@@ -1,14 +1,20 @@
-// The element's protocols: one folder each (annotation_tasks/protocols/<name>/ is its server half), holding a
-// module per plan kind and that kind's section component (components.js). A kind module is plain data and
-// functions, no Vue and no DOM (tests/contract/label_unit.mjs runs it in Node):
-//   kind, sectionKind (data-section-kind, the test ids), noun (progress line), labels (its buckets in
-//   state.labels and the draft), submitKey (its list in the submitted labels), options (label buttons and keys),
-//   commands ({ key: command }) and run ({ command: (controller, item) => ... }), keyHelp? (rows
-//   [[keys], text] instead of one per option), commandHelp?, guide, intro (from the protocol), perResponse, accepts(entry, unit)?, build(model, entry, response) → { title, items, ... },
-//   init(model, labels, section)?, items(model, state, section)?, value / setValue, isDerived?, note / setNote?,
-//   blocks(item)?, missing(model, section, item, i), collect(model, state, section, out),
-//   restore(model, labels, draftLabels, sections), change?(...), marks(item, response)?, query(item)?,
-//   passages(section, item, response)?, bothResponses?, marksPredicate?, sampleValue(item)?.
+// The element's protocols: one folder each (annotation_tasks/protocols/<name>/ is its server half), holding an
+// index.js (name, start card line `intro`, kinds), a module per plan kind and that kind's section component
+// (registered in components.js). A kind module is plain data and functions, no Vue and no DOM
+// (tests/contract/label_unit.mjs runs it in Node). Its fields (? optional):
+//   kind; sectionKind (data-section-kind of its step tab); noun (the progress line); perResponse (one section per
+//   response, else across them); accepts(entry, unit)? (can the element render this entry);
+//   build(model, entry, response) → { title, items, ... } (the section); init(model, labels, section)?;
+//   items(model, state, section)? (items that live in the labels, e.g. an editable fact list);
+//   labels (its buckets in state.labels and the draft); value / setValue; isDerived?; note / setNote? (a text per
+//   item); blocks(item)? (an item that keeps the unit from submitting even when labeled);
+//   missing(model, section, item, i) (what the worker reads); submitKey and collect(model, state, section, out)
+//   (its list in the submitted labels); restore(model, labels, draftLabels, sections) (what of a draft fits);
+//   change?(...) (item list operations, undoable); options (label buttons and keys); commands ({ key: command })
+//   and run ({ command: (controller, item) => ... }); keyHelp? (rows [[keys], text] instead of one per option);
+//   commandHelp?; guide ({ title, body, examples }); marks(item, response)? and query(item)? (highlights);
+//   passages(section, item, response)? (knowledge passages); bothResponses?, marksPredicate? (the work panel);
+//   sampleValue(item)? (what label_unit.mjs labels with, else the first option).
 // A plan kind with no module here is not rendered: the element says the unit needs it and submits nothing.
 import qasem from './qasem/index.js'
 import factscore from './factscore/index.js'
