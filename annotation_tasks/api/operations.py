@@ -108,6 +108,25 @@ class ProjectOperationsMixin:
         except reports.ReportError as exc:
             raise ValidationError({"page": str(exc)}) from exc
 
+    @extend_schema(request=ExportQuerySerializer, responses={202: JobSerializer})
+    @action(detail=True, methods=["post"], url_path="export-job", pagination_class=None, filter_backends=[])
+    def export_job(self, request: Request, pk: str | None = None) -> Response:
+        """Start an export as a background Job (the same options as GET export): answers 202 at once; the Job
+        shows progress, and once done its result's `download` (GET /api/jobs/<id>/download/) serves the file.
+        For the CSV and the dataset zip, which cannot stream (two passes; a folder)."""
+        project = self.get_object()
+        query = ExportQuerySerializer(data={k: v for k, v in request.data.items() if v != ""})
+        query.is_valid(raise_exception=True)
+        from annotation_tasks.services import export_jobs
+
+        try:
+            job = export_jobs.start_export_job(project, query.validated_data["export_format"],
+                                               as_csv=query.validated_data["file"] == "csv", user=request.user,
+                                               **query.exporter_options())
+        except exports.ExportError as exc:
+            raise ValidationError({"export_format": str(exc)}) from exc
+        return Response(JobSerializer(job).data, status=status.HTTP_202_ACCEPTED)
+
     @extend_schema(
         parameters=[ExportQuerySerializer],
         responses={(200, "application/jsonl"): OpenApiResponse(OpenApiTypes.BINARY, description="JSON lines"),
