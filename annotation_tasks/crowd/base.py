@@ -166,6 +166,11 @@ class CrowdProvider(abc.ABC):
         return HourlyRate(money(reward_per_unit), float(seconds_per_unit), source, self.currency,
                           self.minimum_hourly.get(self.currency))
 
+    def publish_refusal(self) -> str | None:
+        """Why this platform takes no new work now (MTurk after its closure), or None. Reading back and syncing
+        work published earlier is never refused."""
+        return None
+
     # -- batch studies (batch_study providers) ---------------------------------------------
     def check_study_entry(self, batch, context: EntryContext) -> str | None:
         """Why these ids cannot be this batch study's, or None (the batch's counterpart of check_entry)."""

@@ -1,5 +1,8 @@
 """Amazon Mechanical Turk through boto3.
 
+MTurk took no new requesters from 2026-07-30 and its API pages say it closes permanently on 2026-09-30: new HITs
+are published only where MTURK_ENDPOINT_URL names an MTurk-compatible endpoint (not Amazon's own); syncing,
+reviewing and paying HITs published before, and importing MTurk results CSVs, stay.
 The sandbox is used unless MTURK_PRODUCTION is set explicitly; MTURK_ENDPOINT_URL overrides both (tests point
 it at a fake on loopback). Every write that MTurk can deduplicate carries a UniqueRequestToken; writes it
 cannot (approve, reject) are made idempotent by checking the assignment's state when MTurk refuses a repeat.
@@ -33,6 +36,12 @@ PRODUCTION_ENDPOINT = "https://mturk-requester.us-east-1.amazonaws.com"
 SANDBOX_ENDPOINT = "https://mturk-requester-sandbox.us-east-1.amazonaws.com"
 PRODUCTION_WORKER_SITE = "https://worker.mturk.com"
 SANDBOX_WORKER_SITE = "https://workersandbox.mturk.com"
+CLOSED = (
+    "Amazon Mechanical Turk stopped taking new requesters on 2026-07-30 and closes permanently on 2026-09-30, so "
+    "FactCrowd publishes no new HITs there. Use --provider prolific (or a URL-parameter panel, --provider panel), "
+    "or set MTURK_ENDPOINT_URL to an MTurk-compatible endpoint. Syncing and reviewing HITs published before, and "
+    "importing MTurk results CSVs (services.imports.import_results_csv), still work."
+)
 PREVIEW_ASSIGNMENT_ID = "ASSIGNMENT_ID_NOT_AVAILABLE"
 # Where MTurk's worker site receives a HIT's answers (the documented turkSubmitTo values). A page posts the
 # worker's answers there, so any other origin in a link is a forgery; MTURK_SUBMIT_TEST_ORIGIN adds one
@@ -112,6 +121,7 @@ class MTurkProvider(CrowdProvider):
             or settings.MTURK_ENDPOINT_URL
             or (PRODUCTION_ENDPOINT if self.production else SANDBOX_ENDPOINT)
         )
+        self._explicit_endpoint = endpoint_url or settings.MTURK_ENDPOINT_URL or ""
         self.max_attempts = max_attempts
         self._keys = (
             aws_access_key_id or settings.AWS_ACCESS_KEY_ID or None,
@@ -301,7 +311,19 @@ class MTurkProvider(CrowdProvider):
             self._hit_types[key] = self._call("create_hit_type", **params)["HITTypeId"]
         return self._hit_types[key]
 
+    def publish_refusal(self) -> str | None:
+        """New HITs only on an MTurk-compatible endpoint named by MTURK_ENDPOINT_URL (or endpoint_url): Amazon's
+        own endpoints are closing (see the module's docstring)."""
+        endpoint = self._explicit_endpoint
+        host = urlparse(endpoint).hostname or ""
+        if not endpoint or host.endswith(".amazonaws.com"):
+            return CLOSED
+        return None
+
     def publish(self, batch, units: Iterable, *, reward: Decimal, assignments_per_unit: int, **options) -> list[str]:
+        refusal = self.publish_refusal()
+        if refusal is not None:
+            raise ProviderError(refusal)
         opts = {**DEFAULTS, **(batch.settings or {}), **options}
         hit_type = self.hit_type_id(reward, opts)
         refs = []

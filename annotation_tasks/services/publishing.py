@@ -19,7 +19,7 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
-from annotation_tasks.crowd import CostEstimate, CrowdProvider, get_provider
+from annotation_tasks.crowd import CostEstimate, CrowdProvider, ProviderError, get_provider
 from annotation_tasks.crowd.base import FairPayError, InsufficientFunds, SubmissionRecord, SubmissionStatus, money
 from annotation_tasks.models import Assignment, Batch, Project, Unit, Worker
 from annotation_tasks.protocols import UnknownProtocol, get_protocol
@@ -94,6 +94,9 @@ def check_publish(
     ensure_publishable(batch)
     provider = provider or provider_for(batch)
     pending, estimate = estimate_batch(batch, provider, reward=money(reward), assignments_per_unit=assignments_per_unit)
+    refusal = provider.publish_refusal() if pending else None
+    if refusal is not None:
+        raise ProviderError(refusal)
     if pending and provider.minimum_hourly:
         from annotation_tasks.services.sessions import hourly_rate
 
@@ -220,22 +223,25 @@ def close_batch(batch: Batch, provider: CrowdProvider | None = None) -> None:
 
 def new_batch(project: Project, *, name: str | None = None, provider_name: str = "local", units: int | None = None,
               assignments_per_unit: int | None = None, gold_rate: float | None = None) -> Batch:
-    """A batch with up to `units` freshly composed units (one per source not yet in a batch of this project).
+    """A batch of freshly composed units from sources not yet in a batch of this project: exactly `units` of them
+    when given (whole sources; services.units.sources_for_units), else every such source's.
 
     With `units` set, gold sources (those with gold labels) make up about `gold_rate` of the batch
     (default: the quality policy's gold_rate), so every platform batch carries its checks.
     """
     from annotation_tasks.services import quality
-    from annotation_tasks.services.units import compose_units
+    from annotation_tasks.services.units import compose_units, sources_for_units
 
     name = name or f"{provider_name}-{timezone.now():%Y%m%d-%H%M%S}"
     with transaction.atomic():
         batch = Batch.objects.create(project=project, name=name, provider=provider_name)
         used = Unit.objects.filter(project=project).values_list("source_id", flat=True)
         source_ids = list(project.sources.exclude(pk__in=used).order_by("id").values_list("id", flat=True))
-        if units is not None:
+        if units is not None:  # exactly `units` units (a source over the caps makes several), gold mixed in first
             rate = quality.policy_for(project)["gold_rate"] if gold_rate is None else gold_rate
-            source_ids = quality.mix_gold(source_ids, quality.gold_source_ids(project), units, float(rate))
+            mixed = quality.mix_gold(source_ids, quality.gold_source_ids(project), units, float(rate))
+            rest = [s for s in source_ids if s not in frozenset(mixed)]
+            source_ids = sources_for_units(project, mixed + rest, units)
         compose_units(batch, sources=list(project.sources.filter(pk__in=source_ids)),
                       assignments_wanted=assignments_per_unit)
     return batch

@@ -14,7 +14,7 @@ from annotation_tasks.crowd import ProviderError, available_providers, get_provi
 from annotation_tasks.management.commands._crowd import project_named
 from annotation_tasks.models import Batch
 from annotation_tasks.services import publishing
-from annotation_tasks.services.batches import BatchRuleError, publish_blockers
+from annotation_tasks.services.batches import OVERRIDABLE, BatchRuleError, publish_blockers
 from annotation_tasks.services.sessions import hourly_rate
 
 
@@ -63,6 +63,9 @@ class Command(BaseCommand):
         except InvalidOperation as exc:
             raise CommandError(f"--reward {opts['reward']!r} is not an amount") from exc
         provider_name = opts["provider"] or settings.CROWD_DEFAULT_PROVIDER
+        refusal = get_provider(provider_name, **({"sandbox": True} if opts["sandbox"] else {})).publish_refusal()
+        if refusal is not None:  # before a batch is composed: nothing is left behind
+            raise CommandError(refusal)
         batch = Batch.objects.filter(project=project, name=opts["batch"]).first() if opts["batch"] else None
         created = batch is None
         if batch is None:
@@ -140,7 +143,7 @@ class Command(BaseCommand):
 def _override_validation(batch: Batch, reason: str, discard) -> list:
     """The batch's publish blockers, after recording an override of the validation gate when one is asked."""
     blockers = publish_blockers(batch)
-    if reason and any(b.code == "undecided_qas" for b in blockers):
+    if reason and any(b.code in OVERRIDABLE for b in blockers):
         from annotation_tasks.services.validation import ValidationInputError, override_validation
 
         try:
