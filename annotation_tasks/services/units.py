@@ -246,6 +246,30 @@ def compose_units(
     return created
 
 
+def sources_for_units(project: Project, candidates: list[int], n: int) -> list[int]:
+    """Whole sources, in the candidates' order, that compose_units makes into exactly `n` units together when the
+    sources allow it (a source over the caps makes several: `publish --units 5` made 12). A source that would
+    overshoot is passed over for a later, smaller one; fewer than `n` only when no choice reaches it."""
+    mode = crowd_mode(project)
+    protocol = get_protocol(mode)
+    caps = project_caps(project)
+    pairwise = mode == Unit.Mode.QASEM and project.has_step(Protocol.PAIRWISE)
+    by_id = {s.pk: s for s in Source.objects.filter(project=project, pk__in=candidates).prefetch_related("responses")}
+    chosen: list[int] = []
+    total = 0
+    for source_id in candidates:
+        source = by_id.get(source_id)
+        if total >= n:
+            break
+        if source is None or not source.responses.all():
+            continue
+        count = len(source_units(source, protocol, caps, pairwise))
+        if total + count <= n:
+            chosen.append(source_id)
+            total += count
+    return chosen
+
+
 def compose_validation_units(batch: Batch, *, sources: Iterable[Source] | None = None, assignments_wanted: int = 1):
     """Units for the expert QA-validation pre-step (every QA shown, each judged valid / invalid)."""
     return compose_units(batch, sources=sources, mode=Unit.Mode.VALIDATION, assignments_wanted=assignments_wanted)
