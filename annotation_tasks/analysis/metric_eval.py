@@ -112,10 +112,10 @@ def expected_calibration_error(bins: list[dict]) -> float | None:
     return float(sum(b["items"] * abs(b["mean_score"] - b["supported_share"]) for b in bins) / total)
 
 
-def response_shares(items: pd.DataFrame, keys: tuple[str, ...] = ()) -> pd.DataFrame:
-    """Per response: items, human share supported, the metric's share (faithfulness: items with score >= 0.5)
-    and its mean score; keys are extra columns carried along (system, dataset)."""
-    frame = items.assign(predicted=items["score"] >= THRESHOLD, supported=items["supported"].astype(bool))
+def response_shares(items: pd.DataFrame, keys: tuple[str, ...] = (), threshold: float = THRESHOLD) -> pd.DataFrame:
+    """Per response: items, human share supported, the metric's share (faithfulness: items with score >= 0.5, or
+    the given threshold) and its mean score; keys are extra columns carried along (system, dataset)."""
+    frame = items.assign(predicted=items["score"] >= threshold, supported=items["supported"].astype(bool))
     columns = ["response_id", *[k for k in keys if k != "response_id"]]
     return (
         frame.groupby(columns, sort=True, dropna=False)
@@ -144,12 +144,13 @@ def response_level(items: pd.DataFrame) -> dict[str, Any]:
     }
 
 
-def system_estimates(items: pd.DataFrame, responding: pd.Series | None = None) -> dict[str, Any]:
+def system_estimates(items: pd.DataFrame, responding: pd.Series | None = None,
+                     threshold: float = THRESHOLD) -> dict[str, Any]:
     """FActScore's estimator check: per system the human and the metric score (mean share over responses, 0-100),
     error (metric - human) and whether ranking the systems by the metric keeps the human ranking.
 
     `responding` (bool per response_id) limits the responses to those that respond, as FActScore does."""
-    shares = response_shares(items, ("system",))
+    shares = response_shares(items, ("system",), threshold)
     if responding is not None:
         shares = shares[shares["response_id"].map(responding).fillna(True).astype(bool)]
     per_system = shares.groupby("system", sort=True).agg(responses=("response_id", "size"), human=("human", "mean"),
@@ -167,6 +168,7 @@ def system_estimates(items: pd.DataFrame, responding: pd.Series | None = None) -
         "ranking_kept": (human_order == metric_order) if len(rows) > 1 else None,
         "human_order": human_order,
         "metric_order": metric_order,
+        "threshold": threshold,
     }
 
 
@@ -238,11 +240,15 @@ def ragas_agreement(preferences: pd.DataFrame, metric_by_response: pd.Series) ->
 
 
 def evaluate(items: pd.DataFrame, by: str | None = None, preferences: pd.DataFrame | None = None,
-             responding: pd.Series | None = None, curves: bool = True) -> dict[str, Any]:
-    """Everything above for one scorer on one level: by_group, all, responses, systems, pairwise, curves."""
+             responding: pd.Series | None = None, curves: bool = True,
+             estimator_threshold: float | None = None) -> dict[str, Any]:
+    """Everything above for one scorer on one level: by_group, all, responses, systems, pairwise, curves; with
+    estimator_threshold (a calibrated one, analysis.factscore_calibration) also systems_calibrated."""
     out = grouped_item_metrics(items, by)
     out["responses"] = response_level(items) if len(items) else None
     out["systems"] = system_estimates(items, responding) if len(items) and "system" in items else None
+    out["systems_calibrated"] = (system_estimates(items, responding, estimator_threshold)
+                                 if estimator_threshold is not None and out["systems"] is not None else None)
     if preferences is not None and len(preferences) and len(items):
         shares = response_shares(items).set_index("response_id")["faithfulness"]
         out["pairwise"] = pairwise_agreement(preferences, shares)

@@ -110,3 +110,12 @@ def sentences(text: str) -> list[tuple[int, int]]:
     if start < len(text):
         ranges.append((start, len(text)))
     return ranges
+
+
+def fold_title(title: str) -> str:
+    """A title as topic matching compares it: accents removed (NFKD, combining marks dropped), case folded,
+    runs of spaces collapsed, so "Jose Sanchez del Rio" finds "José Sánchez del Río"."""
+    import unicodedata
+
+    decomposed = unicodedata.normalize("NFKD", title)
+    return " ".join("".join(c for c in decomposed if not unicodedata.combining(c)).casefold().split())

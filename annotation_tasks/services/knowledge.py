@@ -30,6 +30,7 @@ from annotation_tasks.scoring.retrieval import (
     chunk_document,
     retriever_name,
 )
+from annotation_tasks.scoring.text import fold_title
 
 BULK = 500
 TITLE_MAX = 500
@@ -117,7 +118,7 @@ def retrieve_for_facts(project: Project | str, k: int = TOP_K, topic_only: bool 
     by_folded: dict[str, list[int]] = defaultdict(list)
     for position, (_, title, _) in enumerate(passages):
         by_title[title].append(position)
-        by_folded[title.casefold()].append(position)
+        by_folded[fold_title(title)].append(position)  # accents and case folded: "Sanchez" finds "Sánchez"
     facts_by_topic: dict[str, list[tuple[int, str]]] = defaultdict(list)
     for pk, text, metadata, source_id in AtomicFact.objects.filter(response__project=project).order_by("id").values_list(
         "id", "text", "response__metadata", "response__source__external_id"
@@ -126,7 +127,7 @@ def retrieve_for_facts(project: Project | str, k: int = TOP_K, topic_only: bool 
     retriever = retriever_name(k)
     whole: BM25Index | None = None
     for topic, facts in sorted(facts_by_topic.items()):
-        positions = by_title.get(topic) or by_folded.get(topic.casefold())
+        positions = by_title.get(topic) or by_folded.get(fold_title(topic))
         if positions:
             counts["topics_matched"] += 1
             index = BM25Index([passages[p][2] for p in positions])

@@ -406,6 +406,17 @@ def evaluation_items(project: Project, scorer: str, version: str | None, level: 
     return items.merge(responses[["response_id", "system", "dataset", "split"]], on="response_id", how="left")
 
 
+def estimator_threshold(scorer: str, version: str) -> float | None:
+    """The calibrated fact threshold of the FActScore estimator for this scorer version (scoring/data/estimator.json,
+    written from bench/bench_factscore_estimator.py), None when that version was not calibrated."""
+    import json
+
+    from annotation_tasks.scoring.embedded import DEFAULT_COEFFICIENTS
+
+    entry = json.loads((DEFAULT_COEFFICIENTS.parent / "estimator.json").read_text()).get(scorer) or {}
+    return float(entry["fact_threshold"]) if entry.get("version") == version else None
+
+
 def evaluate_scorer(project: Project | str, scorer: str, by: str | None = None, version: str | None = None,
                     curves: bool = True) -> dict[str, Any]:
     """The meta-evaluation of one scorer version (the latest by default) against the project's human labels.
@@ -428,7 +439,8 @@ def evaluate_scorer(project: Project | str, scorer: str, by: str | None = None, 
     for level in TARGETS:
         items = evaluation_items(project, scorer, version, level, responses)
         if len(items):
-            levels[level] = evaluate(items, by=by, preferences=preferences, responding=responding, curves=curves)
+            levels[level] = evaluate(items, by=by, preferences=preferences, responding=responding, curves=curves,
+                                     estimator_threshold=estimator_threshold(scorer, version) if level == "fact" else None)
     # Ragas' WikiEval accuracy needs no item labels: the metric's faithfulness per answer against the humans' pairs
     ragas = ragas_agreement(preferences, metric_faithfulness(scores_frame(project, scorer, version)))
     if not levels and not ragas:

@@ -53,6 +53,11 @@ class Command(BaseCommand):
                 self.stdout.write(f"  system {s['system']}: human {_fmt(s['human'])} metric {_fmt(s['metric'])} "
                                   f"error {_fmt(s['error'])}")
             self.stdout.write(f"ranking kept: {systems['ranking_kept']}")
+        calibrated = result.get("systems_calibrated")
+        if calibrated and calibrated["systems"]:
+            for s in calibrated["systems"]:
+                self.stdout.write(f"  calibrated (threshold {calibrated['threshold']:.3f}) {s['system']}: human "
+                                  f"{_fmt(s['human'])} metric {_fmt(s['metric'])} error {_fmt(s['error'])}")
         for aspect, p in result["pairwise"].items():
             self.stdout.write(f"pairwise {aspect}: {p['pairs']} pairs, spearman {_fmt(p['spearman'], 3)}, "
                               f"agreement {_fmt(p['agreement_pct'])}%")
