@@ -33,7 +33,7 @@ class Command(BaseCommand):
         parser.add_argument("--project", required=True)
         parser.add_argument("--provider", choices=available_providers(), default=None)
         parser.add_argument("--batch", help="batch name (default: a new one); an existing batch resumes publishing")
-        parser.add_argument("--units", type=int, help="at most this many new units (one per unused source)")
+        parser.add_argument("--units", type=int, help="this many new units, from whole unused sources (a source over the unit caps makes several)")
         parser.add_argument("--assignments", type=int, default=3)
         parser.add_argument("--reward", required=True, help="per assignment, e.g. 1.50")
         parser.add_argument("--sandbox", action="store_true", help="use the platform's sandbox (MTurk)")
