@@ -164,7 +164,7 @@ class BatchViewSet(
         reward = payload.validated_data["reward"]
         per_unit = payload.validated_data.get("assignments_per_unit") or batch.project.annotations_per_item
         reason = payload.validated_data.get("override_validation_reason", "")
-        if reason and any(b.code == "undecided_qas" for b in batch_rules.publish_blockers(batch)):
+        if reason and any(b.code in batch_rules.OVERRIDABLE for b in batch_rules.publish_blockers(batch)):
             from annotation_tasks.services.validation import ValidationInputError, override_validation
 
             try:

@@ -14,6 +14,7 @@ from annotation_tasks.api.content import (
     SourceViewSet,
 )
 from annotation_tasks.api.design import DesignView
+from annotation_tasks.api.fact_validation import FactDecisionView, FactValidationView
 from annotation_tasks.api.jobs import JobViewSet
 from annotation_tasks.api.projects import ProjectViewSet
 from annotation_tasks.api.protocols import ProtocolsView
@@ -56,6 +57,10 @@ urlpatterns: list = [
     path("projects/<int:project_id>/adjudications/", AdjudicationsView.as_view(), name="adjudications"),
     # Study design to a target interval width (api/design.py), for the batch screen before publishing.
     path("projects/<int:project_id>/design", DesignView.as_view(), name="project-design"),
+    # Expert fact validation (api/fact_validation.py): the model facts to keep / fix / split / drop.
+    path("projects/<int:project_id>/fact-validation/", FactValidationView.as_view(), name="fact-validation"),
+    path("projects/<int:project_id>/fact-validation/<int:fact_id>/", FactDecisionView.as_view(),
+         name="fact-validation-decide"),
     # The protocols' manifest (api/protocols.py): what the dashboard offers per protocol.
     path("protocols/", ProtocolsView.as_view(), name="protocols"),
     path("", include(router.urls)),

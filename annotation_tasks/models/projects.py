@@ -9,6 +9,7 @@ class Protocol(models.TextChoices):
     """The steps a project can run; a project's protocol is an ordered subset."""
 
     QA_VALIDATION = "qa_validation", "QA validation (expert pre-step)"
+    FACT_VALIDATION = "fact_validation", "Fact validation (expert pre-step: keep, fix, split or drop each fact)"
     SPAN_COVERAGE = "span_coverage", "Step 1: answer-span coverage"
     QA_SUPPORT = "qa_support", "Step 2: QA support"
     FACT_LABELING = "fact_labeling", "Atomic-fact labeling (FActScore)"

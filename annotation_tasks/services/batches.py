@@ -108,12 +108,37 @@ def qas_are_validated(batch: Batch) -> Blocker | None:
     return Blocker(
         "undecided_qas",
         f"{count} QA{'s' if count != 1 else ''} in these units {'are' if count != 1 else 'is'} not validated yet: "
-        f"decide them ({link}) or publish with override_validation_reason.",
+        f"decide them ({link}) or publish anyway with a reason for skipping validation (\"Publish anyway, because\" "
+        "in the dashboard; --override-validation-reason on the command line).",
         "validation", count=count, link=link,
     )
 
 
-PUBLISH_CHECKS: list[PublishCheck] = [status_allows_publishing, provider_is_known, has_units, qas_are_validated]
+def facts_are_validated(batch: Batch) -> Blocker | None:
+    """With fact validation in the protocol, the units still to publish hold no undecided model fact, unless a
+    researcher overrode it with a reason (the QAs' override: services.validation.override_validation)."""
+    from annotation_tasks.models.projects import Protocol
+    from annotation_tasks.services.fact_validation import undecided_in_batch
+
+    if not batch.project.has_step(Protocol.FACT_VALIDATION) or (batch.settings or {}).get("validation_override"):
+        return None
+    count = undecided_in_batch(batch)
+    if not count:
+        return None
+    link = f"/#/p/{batch.project_id}/validate-facts/batch/{batch.pk}"
+    return Blocker(
+        "undecided_facts",
+        f"{count} fact{'s' if count != 1 else ''} in these units {'are' if count != 1 else 'is'} not validated yet: "
+        f"decide them ({link}) or publish with a reason for skipping validation.",
+        "validation", count=count, link=link,
+    )
+
+
+OVERRIDABLE = ("undecided_qas", "undecided_facts")
+"""Blockers a researcher may override with a reason (the validation pre-steps)."""
+
+PUBLISH_CHECKS: list[PublishCheck] = [status_allows_publishing, provider_is_known, has_units, qas_are_validated,
+                                      facts_are_validated]
 
 
 def publish_blockers(batch: Batch) -> list[Blocker]:

@@ -351,6 +351,7 @@ def _write_atomic_facts(response: Response, parsed: ParsedText, backend: Any,
     facts = response.atomic_facts
     if facts.exclude(origin=Origin.PARSER).exists() or facts.filter(
         Q(labels__isnull=False) | Q(edited_into__isnull=False) | ~Q(kind="model")
+        | ~Q(validation=AtomicFact.Validation.UNKNOWN)  # an expert decided it (fact validation)
     ).exists():
         return 0, 0
     facts.all().delete()

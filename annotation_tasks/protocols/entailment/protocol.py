@@ -34,6 +34,7 @@ def _facts(response_id: int) -> list[dict[str, Any]]:
     return [dict(row) for row in
         AtomicFact.objects.filter(response_id=response_id, created_by_assignment__isnull=True)
         .exclude(origin=Origin.HUMAN)
+        .exclude(validation__in=AtomicFact.Validation.hidden())  # fixed, split or dropped by the expert
         .order_by("sentence_index", "order", "id")
         .values("id", "sentence_index", "text")
     ]

@@ -25,7 +25,10 @@ invalid.
 class ValidationProtocol(AnnotationProtocol):
     mode = Unit.Mode.VALIDATION.value
     title = "Expert QA validation"
-    steps = (Step(Protocol.QA_VALIDATION.value, Protocol.QA_VALIDATION.label),)
+    steps = (Step(Protocol.QA_VALIDATION.value, Protocol.QA_VALIDATION.label),
+             # served by the dashboard's fact-validation screen (services/fact_validation.py), not by units
+             Step(Protocol.FACT_VALIDATION.value, Protocol.FACT_VALIDATION.label))
+    default_steps = (Protocol.QA_VALIDATION.value,)
     plan_kinds = (Protocol.QA_VALIDATION.value,)
     expert_step = True
     review_levels = (Vocabulary(name="validation", item_type="qa", labels=("invalid", "valid"),
