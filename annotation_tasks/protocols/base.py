@@ -30,12 +30,23 @@ class Shown:
     facts: list[int] = field(default_factory=list)
     passages: dict[int, list[int]] = field(default_factory=dict)
     """Knowledge passages shown as evidence: {fact id: passage ids, best first} (factscore with a knowledge source)."""
+    sides: dict[str, bool] = field(default_factory=dict)
+    """Per compared aspect, whether its pair was shown swapped (B, A) against the protocol's own order (ragas)."""
+    assignment_id: int | None = None
+    """Whose payload this is (None: a preview): what a protocol's plan draws per assignment from. Not recorded."""
 
     def as_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"responses": self.responses, "spans": self.spans, "qas": self.qas, "facts": self.facts}
         if self.passages:
             out["passages"] = {str(fact): ids for fact, ids in self.passages.items()}  # JSON object keys
+        if self.sides:
+            out["sides"] = dict(self.sides)
         return out
+
+
+PLAN_SHOWN_ATTR = "_factcrowd_plan_shown"
+"""payload.build puts the payload's Shown on the Unit instance under this name before calling plan (the instance
+lives for one request): a plan that draws something per assignment (ragas' sides) reads and records it there."""
 
 
 class Errors:

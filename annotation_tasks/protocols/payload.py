@@ -12,7 +12,7 @@ from typing import Any
 from annotation_tasks.compiled_sql import OrmSql
 from annotation_tasks.markup import render_markdown
 from annotation_tasks.models import Response, Unit, UnitResponse
-from annotation_tasks.protocols.base import Shown
+from annotation_tasks.protocols.base import PLAN_SHOWN_ATTR, Shown
 from annotation_tasks.protocols.display import Display, question
 from annotation_tasks.protocols.qasem.protocol import LATER_PART_ATTR
 from annotation_tasks.protocols.registry import UnknownProtocol, get_protocol
@@ -142,14 +142,17 @@ def _response(response: Response, label: str, items: dict[str, list[dict]]) -> d
     }
 
 
-def build(unit: Unit, assignment_part: dict[str, Any]) -> tuple[dict[str, Any], Shown]:
+def build(unit: Unit, assignment_part: dict[str, Any], recorded: dict[str, Any] | None = None
+          ) -> tuple[dict[str, Any], Shown]:
     """The GET unit answer (without the draft) and what it shows. A unit of a mode no protocol serves (a stray
-    row) shows its responses with nothing to judge; submitting it is refused (services.work.submit)."""
+    row) shows its responses with nothing to judge; submitting it is refused (services.work.submit). `recorded`:
+    what the assignment's first payload showed (Assignment.shown): drawn choices (ragas' sides) stay as shown."""
     try:
         protocol = get_protocol(unit.mode)
     except UnknownProtocol:
         protocol = None
-    shown = Shown()
+    shown = Shown(assignment_id=assignment_part.get("id"), sides=dict((recorded or {}).get("sides") or {}))
+    setattr(unit, PLAN_SHOWN_ATTR, shown)
     responses = []
     rows, slices = shown_responses(unit)
     per_response = {r.pk: Shown() for r in rows}

@@ -177,8 +177,9 @@ def unit_for_preview_token(token: str) -> Unit:
 # -- the unit payload ----------------------------------------------------------------------------
 
 
-def _payload(unit: Unit, assignment_part: dict[str, Any]) -> tuple[dict[str, Any], Shown]:
-    return payload.build(unit, assignment_part)
+def _payload(unit: Unit, assignment_part: dict[str, Any], recorded: dict[str, Any] | None = None
+             ) -> tuple[dict[str, Any], Shown]:
+    return payload.build(unit, assignment_part, recorded)
 
 
 def unit_payload(assignment: Assignment) -> dict[str, Any]:
@@ -196,7 +197,8 @@ def unit_payload_then_record(assignment: Assignment) -> tuple[dict[str, Any], Ca
     submit that finds nothing recorded rebuilds what was shown (see submit)."""
     unit = assignment.unit
     data, shown = _payload(
-        unit, {"id": assignment.pk, "status": assignment.status, "mode": unit.mode, "preview": False}
+        unit, {"id": assignment.pk, "status": assignment.status, "mode": unit.mode, "preview": False},
+        assignment.shown,
     )
     data["draft"] = assignment.draft
     data["draft_saved_at"] = assignment.draft_saved_at.isoformat() if assignment.draft_saved_at else None
@@ -272,7 +274,7 @@ def _record(locked: Assignment, labels: Mapping[str, Any], time_ms: int | None) 
         protocol = get_protocol(unit.mode)
     except UnknownProtocol as exc:
         raise Invalid(str(exc)) from exc
-    shown = locked.shown or _payload(unit, {})[1].as_dict()
+    shown = locked.shown or _payload(unit, {"id": locked.pk})[1].as_dict()  # drawn as the page drew it
     submission = Submission(unit=unit, responses=payload.unit_responses(unit), shown=shown, labels=labels)
     errors = Errors()
     clean = protocol.validate(submission, errors)

@@ -42,7 +42,9 @@ def test_units_compare_ragas_pairs_and_never_name_the_answers(project):
     assert [u.mode for u in units] == [Unit.Mode.RAGAS] * 3
     client = APIClient()
     for unit in units:
-        _, _, payload = _payload(client, unit, f"w{unit.pk}")
+        assignment, _, payload = _payload(client, unit, f"w{unit.pk}")
+        assignment.refresh_from_db()
+        sides = assignment.shown["sides"]  # which pairs this assignment sees swapped (recorded, item 10)
         systems = {r.pk: r.system for r in unit.responses.all()}
         assert [r["id"] for r in payload["responses"]] == sorted(systems)  # creation (shuffled) order
         (section,) = payload["plan"]
@@ -53,13 +55,17 @@ def test_units_compare_ragas_pairs_and_never_name_the_answers(project):
         if len(systems) == 3:
             assert named == {"faithfulness": {"answer", "ungrounded_answer"},
                              "answer_relevance": {"answer", "poor_answer"}}
-            assert pairs["context_relevance"] == {"aspect": "context_relevance", "compares": "contexts", "a": 0, "b": 1}
+            first, second = (1, 0) if sides["context_relevance"] else (0, 1)
+            assert pairs["context_relevance"] == {"aspect": "context_relevance", "compares": "contexts",
+                                                  "a": first, "b": second}
         else:  # two answers, one context: both answer aspects compare the two, no context pair
             assert named == {"faithfulness": {"answer", "poor_answer"}, "answer_relevance": {"answer", "poor_answer"}}
             assert "context_relevance" not in pairs
-        for c in pairs.values():  # a pair keeps the display order
+        assert set(sides) == set(pairs)
+        for c in pairs.values():  # a pair keeps the display order unless this assignment sees it swapped
             if c["compares"] == "responses":
-                assert section["response_ids"].index(c["a"]) < section["response_ids"].index(c["b"])
+                in_order = section["response_ids"].index(c["a"]) < section["response_ids"].index(c["b"])
+                assert in_order != sides[c["aspect"]]
         raw = json.dumps(payload)
         assert "ungrounded_answer" not in raw and "poor_answer" not in raw and "wikipedia.org" not in raw
     assert compose_units(Batch.objects.get(project=project, name="b")) == []  # idempotent

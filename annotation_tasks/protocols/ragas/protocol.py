@@ -9,16 +9,27 @@ of any two answers compares those two on both aspects. Context relevance compare
 passages (WikiEval's context_v1 and context_v2) when it has two. The system names never leave the server: the
 plan names responses by id and contexts by their index in `source.passages`.
 
-Labels are PairwisePreference rows (one per aspect): answers in response_a / response_b (display order), contexts
-in context_a / context_b; services.frames.preferences_frame reads both, analysis.pairwise summarises per aspect.
+Sides are drawn per assignment and aspect: the grounded answer and context_v1 would otherwise always sit on one
+side and give the reference away. Whether a pair is shown swapped is a keyed hash of the assignment and the aspect
+(stable on reload and at submit, not guessable from the assignment id), recorded in the assignment's `shown`
+("sides"); validate reads the recorded sides, so a score is always about the pair as it was shown.
+
+Labels are PairwisePreference rows (one per aspect): answers in response_a / response_b and contexts in context_a /
+context_b as shown (A left); services.frames.preferences_frame reads both, and analysis.pairwise orients every
+judgment by system name (context_v1, context_v2 for contexts), so a swapped side maps back to the same result.
 """
 from __future__ import annotations
 
+import hashlib
+import hmac
+import secrets
 from typing import Any
+
+from django.conf import settings
 
 from annotation_tasks.models import Assignment, PairwisePreference, Response, Unit
 from annotation_tasks.models.projects import Protocol
-from annotation_tasks.protocols.base import AnnotationProtocol, Errors, Shown, Step, Submission
+from annotation_tasks.protocols.base import PLAN_SHOWN_ATTR, AnnotationProtocol, Errors, Shown, Step, Submission
 from annotation_tasks.protocols.fields import PAIRWISE_KEYS, PAIRWISE_LEVEL, pairwise_scores
 
 Aspect = PairwisePreference.Aspect
@@ -56,6 +67,20 @@ def comparisons(unit: Unit, response_ids: list[int]) -> list[dict[str, Any]]:
     return out
 
 
+def swapped(assignment_id: int | None, aspect: str) -> bool:
+    """Whether the assignment sees the aspect's pair swapped: a keyed hash (stable for the assignment, unknown to
+    the worker), or a fresh draw for a preview."""
+    if assignment_id is None:
+        return secrets.randbelow(2) == 1
+    digest = hmac.new(settings.SECRET_KEY.encode(), f"ragas-sides:{assignment_id}:{aspect}".encode(), hashlib.sha256)
+    return digest.digest()[0] & 1 == 1
+
+
+def with_sides(compared: list[dict[str, Any]], sides: dict[str, bool]) -> list[dict[str, Any]]:
+    """The comparisons as shown: a and b exchanged where `sides` says the aspect was swapped."""
+    return [{**c, "a": c["b"], "b": c["a"]} if sides.get(c["aspect"]) else c for c in compared]
+
+
 def _ids(responses: list[Any]) -> list[int]:
     return [r["id"] if isinstance(r, dict) else r.pk for r in responses]
 
@@ -89,11 +114,18 @@ class RagasProtocol(AnnotationProtocol):
         compared = comparisons(unit, ids)
         if not compared:
             return []
+        shown: Shown | None = getattr(unit, PLAN_SHOWN_ATTR, None)
+        if shown is not None:  # draw each aspect's side once per assignment; a recorded draw stands
+            for c in compared:
+                shown.sides.setdefault(c["aspect"], swapped(shown.assignment_id, c["aspect"]))
+            compared = with_sides(compared, shown.sides)
         return [{"kind": Protocol.RAGAS_PAIRWISE.value, "response_ids": ids,
                  "aspects": [c["aspect"] for c in compared], "comparisons": compared}]
 
     def validate(self, submission: Submission, errors: Errors) -> dict[str, Any]:
-        compared = {c["aspect"]: c for c in comparisons(submission.unit, _ids(submission.responses))}
+        recorded: Any = submission.shown.get("sides") or {}  # the pairs as this assignment saw them
+        sides = {str(k): bool(v) for k, v in recorded.items()} if isinstance(recorded, dict) else {}
+        compared = {c["aspect"]: c for c in with_sides(comparisons(submission.unit, _ids(submission.responses)), sides)}
         if not compared:
             errors.add("labels.pairwise", "this unit has nothing to compare")
             return {}
