@@ -12,6 +12,7 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from annotation_tasks.crowd import available_providers
+from annotation_tasks.importers.registry import IMPORTERS
 from annotation_tasks.models import (
     QA,
     AnswerSpan,
@@ -525,8 +526,8 @@ class JobSerializer(serializers.ModelSerializer):
 class UploadSerializer(serializers.Serializer):
     file = serializers.FileField()
     format = serializers.ChoiceField(
-        choices=["", "items", "qasem-release", "factscore"], required=False, default="",
-        help_text="Importer; empty = plain items (JSONL or CSV).",
+        choices=["", *IMPORTERS], required=False, default="",
+        help_text="Importer (importers/registry.py; GET /api/protocols/: importers); empty = plain items (JSONL or CSV).",
     )
     system = serializers.CharField(required=False, allow_blank=True, default="",
                                    help_text="factscore: the system name (default: the file name's stem).")

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import io
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from importlib import import_module
 from pathlib import Path
 
 from django.db import transaction
@@ -15,13 +16,14 @@ from django.db import transaction
 from annotation_tasks.importers import atomic_facts, factscore, items, qasem_release, results_csv, wikieval
 from annotation_tasks.importers.base import ImportFormatError
 from annotation_tasks.importers.common import ImportResult, get_or_create_project
+from annotation_tasks.importers.registry import IMPORTERS
 from annotation_tasks.models import Assignment, Batch, Project
 from annotation_tasks.models.projects import DEFAULT_PROTOCOL
 from annotation_tasks.services import work
 
 __all__ = [
     "ImportFormatError", "ImportResult", "import_facts", "import_factscore", "import_items", "import_qasem_release",
-    "import_results_csv", "import_wikieval",
+    "import_results_csv", "import_wikieval", "run_import",
 ]
 
 
@@ -108,3 +110,16 @@ def import_results_csv(
 
     records = results_csv.read(rows, answer_to_labels)
     return results_csv.write(batch, records, submit=submit, provider_name=provider_name)
+
+
+def run_import(fmt: str, path: str | Path, project_name: str, **options: str) -> list[ImportResult]:
+    """Import one file in the format `fmt` of the registry (importers.registry): the upload job and
+    `manage.py import_file` call this. Options the format does not take, or left empty, are not passed."""
+    spec = IMPORTERS.get(fmt)
+    if spec is None:
+        raise ImportFormatError("format", None, None, f"unknown format {fmt!r} (one of {', '.join(IMPORTERS)})")
+    module, name = spec.service.split(":")
+    service = getattr(import_module(module), name)
+    given = {k: v for k, v in options.items() if k in spec.fields and v}
+    result = service([path] if spec.many_files else path, project_name, **given)
+    return list(result) if isinstance(result, list) else [result]

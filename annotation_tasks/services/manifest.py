@@ -1,7 +1,7 @@
 """The manifest the element and the dashboard read (GET /api/protocols/, `manage.py protocols --json`).
 
 The protocols' part is theirs (protocols.manifest, from each protocol's declarations); this adds what the
-dashboard offers around them: the upload formats services.uploads accepts and the exports services.exports
+dashboard offers around them: the import formats (importers/registry.py) uploads accept and the exports services.exports
 writes (each protocol's own formats, then the ones every project has). One function, so the API and the CLI
 print the same JSON.
 """
@@ -9,15 +9,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from annotation_tasks.importers.registry import IMPORTERS
 from annotation_tasks.protocols.manifest import protocols_manifest
 from annotation_tasks.services import exports, uploads
-
-UPLOAD_FORMATS: dict[str, dict[str, Any]] = {
-    "items": {"label": "Plain items (JSONL / CSV)", "fields": []},
-    "qasem-release": {"label": "QASem consistency release", "fields": []},
-    "factscore": {"label": "FActScore labeled", "fields": ["system"]},
-}
-"""How the dashboard's upload form names each of services.uploads.FORMATS, and the extra fields it asks."""
 
 GENERAL_EXPORTS: dict[str, dict[str, str]] = {
     "labels-jsonl": {"label": "Labels of every level (JSONL)",
@@ -38,8 +32,9 @@ EXPORT_OPTIONS: dict[str, list[str]] = {
 def manifest() -> dict[str, Any]:
     """The whole manifest: protocols, steps, modes (protocols.manifest), importers, exports."""
     out = protocols_manifest()
-    out["importers"] = [{"value": fmt, "label": UPLOAD_FORMATS.get(fmt, {}).get("label", fmt),
-                         "fields": list(UPLOAD_FORMATS.get(fmt, {}).get("fields", []))} for fmt in uploads.FORMATS]
+    out["importers"] = [{"value": f.value, "label": f.label, "help": f.help, "fields": list(f.fields),
+                         "steps": list(f.steps), "suffixes": list(f.suffixes)}
+                        for f in (IMPORTERS[fmt] for fmt in uploads.FORMATS)]
     listed: list[dict[str, Any]] = []
     for entry in out["protocols"]:
         for e in entry["exports"]:

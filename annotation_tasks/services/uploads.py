@@ -16,12 +16,13 @@ from django.conf import settings
 from django.core.files.uploadedfile import UploadedFile
 
 from annotation_tasks.importers.base import ImportErrors
+from annotation_tasks.importers.registry import IMPORTERS
 from annotation_tasks.models import Job, Project
 from annotation_tasks.services import jobs
 
 log = logging.getLogger(__name__)
 
-FORMATS = ("items", "qasem-release", "factscore")
+FORMATS = tuple(IMPORTERS)  # the import registry's formats (importers/registry.py)
 MAX_UPLOAD_BYTES = 200 * 1024 * 1024
 
 
@@ -38,8 +39,9 @@ def guess_format(file_name: str, requested: str = "") -> str:
     fmt = requested or "items"
     if fmt not in FORMATS:
         raise UploadError(f"unknown format {fmt!r}; choose one of {', '.join(FORMATS)}")
-    if fmt == "items" and not file_name.lower().endswith((".jsonl", ".json", ".csv")):
-        raise UploadError(f"{file_name}: plain items must be a .jsonl or .csv file")
+    suffixes = IMPORTERS[fmt].suffixes
+    if suffixes and not file_name.lower().endswith(suffixes):
+        raise UploadError(f"{file_name}: {IMPORTERS[fmt].label} must be a {' or '.join(suffixes)} file")
     return fmt
 
 
@@ -112,12 +114,7 @@ def _import(job: Job, progress: jobs.Progress) -> dict:
         raise jobs.JobFailed(f"{params.get('file', 'upload')}: the uploaded file is gone (removed after an earlier "
                              "run of this import); upload it again", {"errors": []})
     try:
-        if fmt == "items":
-            results = [imports.import_items(path, project_name)]
-        elif fmt == "qasem-release":
-            results = [imports.import_qasem_release(path, project_name)]
-        else:
-            results = imports.import_factscore([path], project_name, system=params.get("system") or None)
+        results = imports.run_import(fmt, path, project_name, system=params.get("system") or "")
     except imports.ImportFormatError as exc:  # ImportErrors: every bad line (the first MAX_ERRORS) and their count
         listed = exc.errors if isinstance(exc, ImportErrors) else [exc]
         errors = [{"file": e.file, "line": e.line, "field": e.field, "message": e.message} for e in listed]
