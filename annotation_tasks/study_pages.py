@@ -71,7 +71,7 @@ def study_entry(request: HttpRequest, ref: str) -> HttpResponse:
             "title": "Nothing left for you here",
             "text": "Every unit of this study you could do has all the answers it needs. Please return the study "
                     "on the platform (you will not be penalised); thank you for your time."}, status=200)
-    code, url = provider.completion(ctx)
+    code, url = provider.completion(ctx, batch)
     return render(request, "annotation_tasks/place_done.html", {
         "title": "Thank you, you are done",
         "text": "You have finished this study's units. Hand in your completion code on the platform.",

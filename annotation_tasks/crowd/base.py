@@ -180,7 +180,7 @@ class CrowdProvider(abc.ABC):
         """Raise the study's places to `places` (never lowered: places already taken are paid for)."""
         raise ProviderError(f"{self.name} has no places to raise")
 
-    def completion(self, context: EntryContext) -> tuple[str, str]:
+    def completion(self, context: EntryContext, batch=None) -> tuple[str, str]:
         """(the completion code shown to the participant, the URL that hands it to the platform, or "")."""
         return "", context.completion_url
 

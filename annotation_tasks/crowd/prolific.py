@@ -276,7 +276,7 @@ class ProlificProvider(CrowdProvider):
             return "this study cannot be checked with Prolific right now; please try again in a minute"
         return None if internal == batch_internal_name(batch.pk) else "this link does not belong to this batch's study"
 
-    def completion(self, context: EntryContext) -> tuple[str, str]:
+    def completion(self, context: EntryContext, batch=None) -> tuple[str, str]:
         code = completion_code(context.extra.get("study_id", ""), context.provider_assignment_id,
                                context.worker_external_id)
         return code, context.completion_url

@@ -9,6 +9,7 @@ _PROVIDERS = {
     "local": "annotation_tasks.crowd.local:LocalProvider",
     "mturk": "annotation_tasks.crowd.mturk:MTurkProvider",
     "prolific": "annotation_tasks.crowd.prolific:ProlificProvider",
+    "panel": "annotation_tasks.crowd.panel:PanelProvider",
 }
 
 

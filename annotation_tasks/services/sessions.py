@@ -307,3 +307,39 @@ def ensure_places(batch: Batch, provider: CrowdProvider) -> int | None:
     batch.settings = {**(batch.settings or {}), "places": places}
     batch.save(update_fields=["settings"])
     return places
+
+
+# -- panels: statuses set by hand or imported -----------------------------------------------------------------------
+@dataclass
+class StatusImport:
+    approved: int = 0
+    rejected: int = 0
+    unknown: list[str] = field(default_factory=list)  # participant ids with no place in the batch
+    skipped: list[str] = field(default_factory=list)  # rows whose status is neither approved nor rejected
+
+
+def import_place_statuses(batch: Batch, rows: list[dict[str, str]]) -> StatusImport:
+    """Apply a panel's statuses (rows with participant_id and status: approved / rejected) to the units of each
+    participant's place, through the quality decisions (so the decision log records them; the panel is paid
+    outside FactCrowd). A repeated import changes nothing."""
+    from annotation_tasks.services import quality
+
+    out = StatusImport()
+    for row in rows:
+        pid = str(row.get("participant_id") or "").strip()
+        status = str(row.get("status") or "").strip().lower()
+        if status not in ("approved", "rejected"):
+            out.skipped.append(pid)
+            continue
+        place = PlaceSession.objects.filter(batch=batch, worker__external_id=pid).first()
+        if place is None:
+            out.unknown.append(pid)
+            continue
+        for a in session_assignments(place).filter(status=_A.SUBMITTED).select_related("worker", "unit"):
+            if status == "approved":
+                quality.approve(a, reason="panel status import")
+                out.approved += 1
+            else:
+                quality.reject(a, str(row.get("feedback") or "Rejected on the panel."), reason="panel status import")
+                out.rejected += 1
+    return out

@@ -120,10 +120,57 @@ class ProlificHarness:
         return worker_id in self.fake.group_members(f"factcrowd-qual-{name}")
 
 
-@pytest.fixture(params=["local", "mturk", "prolific"])
+class PanelHarness:
+    """Other panels: the batch's signed link with the participant id in the parameter the researcher named."""
+
+    name = "panel"
+
+    def __init__(self, settings) -> None:
+        settings.PUBLIC_BASE_URL = "https://factcrowd.example.org"
+
+    def link(self, unit, worker_id: str) -> str:
+        from annotation_tasks.crowd.panel import panel_link
+
+        unit.batch.refresh_from_db()
+        return panel_link(unit.batch, worker_id)
+
+    def entry_query(self, unit, worker_id: str) -> dict:
+        return {k: v[0] for k, v in parse_qs(urlparse(self.link(unit, worker_id)).query).items()}
+
+    def forged_query(self, unit) -> dict:
+        return {**self.entry_query(unit, "MADEUP"), "k": "made-up-key"}
+
+    def submit(self, unit, worker_id: str) -> None:
+        from django.test import Client
+
+        from tests.crowd.conftest import element_attrs
+        from tests.crowd.test_full_path import label_everything
+
+        client, link = Client(), urlparse(self.link(unit, worker_id))
+        page = client.get(f"{link.path}?{link.query}")
+        label_everything(client, element_attrs(page)["token"])
+        done = client.get(f"{link.path}?{link.query}")
+        assert "completion-code" in done.content.decode() and not element_attrs(done)
+
+    def platform_status(self, assignment) -> str:
+        return Assignment.objects.get(pk=assignment.pk).status  # the panel reports nothing: our record is it
+
+    def bonuses_paid(self, worker_id: str) -> int:
+        return QualityDecision.objects.filter(action="bonus", status="done", worker__external_id=worker_id).count()
+
+    def blocked(self, worker_id: str) -> bool | None:
+        return None
+
+    def qualified(self, worker_id: str, name: str) -> bool | None:
+        return None
+
+
+@pytest.fixture(params=["local", "mturk", "prolific", "panel"])
 def harness(request, settings):
     if request.param == "local":
         return LocalHarness(settings)
+    if request.param == "panel":
+        return PanelHarness(settings)
     if request.param == "mturk":
         return MTurkHarness(request.getfixturevalue("fake_mturk"))
     return ProlificHarness(request.getfixturevalue("fake_prolific"))
@@ -134,7 +181,7 @@ def published(harness, n: int = 2):
     provider = get_provider(harness.name)
     # a batch study's place is one unit here, so that each worker's work is one assignment as elsewhere
     result = publishing.publish_batch(batch, reward="0.50", assignments_per_unit=2, provider=provider,
-                                      units_per_place=1)
+                                      units_per_place=1, completion_code="PANEL-CODE-1")
     assert len(result.published) == n
     for u in units:
         u.refresh_from_db()

@@ -49,6 +49,10 @@ class Command(BaseCommand):
         parser.add_argument("--units-per-place", type=int,
                             help="one-study platforms (Prolific, panels): units a participant does in one place")
         parser.add_argument("--minutes-per-place", type=int, help="one-study platforms: a place ends after this")
+        parser.add_argument("--panel-id-param", help="--provider panel: the query parameter holding the participant id")
+        parser.add_argument("--completion-code", help="--provider panel: the code the panel gave you for completions")
+        parser.add_argument("--completion-redirect",
+                            help="--provider panel: where to send finished participants ({code}, {participant})")
         parser.add_argument("--minutes-per-unit", type=float,
                             help="your estimate of one unit's time before a pilot measures it (fair-pay check)")
         parser.add_argument("--override-validation-reason", default="",
@@ -93,7 +97,8 @@ class Command(BaseCommand):
                 "locales": opts["locales"],
                 "qualifications": {q: 1 for q in opts["qualification"]} or None,
                 "units_per_place": opts["units_per_place"], "minutes_per_place": opts["minutes_per_place"],
-                "estimated_minutes_per_unit": opts["minutes_per_unit"],
+                "estimated_minutes_per_unit": opts["minutes_per_unit"], "panel_id_param": opts["panel_id_param"],
+                "completion_code": opts["completion_code"], "completion_redirect": opts["completion_redirect"],
             }.items() if v is not None
         }
         provider = get_provider(provider_name, **({"sandbox": True} if opts["sandbox"] else {}))
@@ -130,6 +135,11 @@ class Command(BaseCommand):
         if batch.provider_ref:
             self.stdout.write(f"  as one study {batch.provider_ref}: {batch.settings.get('places')} places of "
                               f"{batch.settings.get('units_per_place')} units")
+        if provider_name == "panel" and result.published:
+            from annotation_tasks.crowd.panel import panel_link
+
+            self.stdout.write(f"  the panel's link (put its participant-id placeholder at the end): {panel_link(batch)}")
+            return
         for unit in result.published[:3]:
             try:
                 self.stdout.write(f"  preview: {provider.preview_url(unit)}")
