@@ -109,7 +109,9 @@ def _sentence(i: int, stored: list[dict], by_sentence: dict, votes: dict[str, di
     values = {
         "text": sent.get("text", ""),
         "is-relevant": sent.get("is_relevant", True),
-        "model-atomic-facts": None if sent.get("model_facts_null") else [{"text": f.text} for f in model],
+        # the splitter's own facts: those written in fact validation (a fix, a split's parts) are the expert's
+        "model-atomic-facts": None if sent.get("model_facts_null") else [
+            {"text": f.text} for f in model if f.validation != AtomicFact.Validation.WRITTEN],
         "human-atomic-facts": None
         if sent.get("human_facts_null")
         else [_human_fact(f, tally, adjudicated) for f in human],

@@ -197,6 +197,13 @@ def undecided_in_units(units: QuerySet) -> QuerySet:
     return QA.objects.filter(held_qas(UnitResponse.objects.filter(unit__in=units)), validity=QA.Validity.UNKNOWN)
 
 
+def _undecided_facts(batch: Batch) -> int:
+    """Undecided model facts the override lets through (the fact_validation step's gate), 0 without the step."""
+    from annotation_tasks.services.fact_validation import undecided_in_batch
+
+    return undecided_in_batch(batch) if batch.project.has_step("fact_validation") else 0
+
+
 def override_validation(batch: Batch, reason: str, user: Any = None) -> dict[str, Any]:
     """Let `batch` publish units that hold undecided QAs: the reason, who, when and the count are kept in
     batch.settings["validation_override"] and logged."""
@@ -210,6 +217,7 @@ def override_validation(batch: Batch, reason: str, user: Any = None) -> dict[str
         "by": getattr(user, "username", "") or "",
         "at": timezone.now().isoformat(),
         "undecided": undecided_in_units(pending).count(),
+        "undecided_facts": _undecided_facts(batch),
     }
     history = list((batch.settings or {}).get("validation_overrides", []))
     batch.settings = {**(batch.settings or {}), "validation_override": record,

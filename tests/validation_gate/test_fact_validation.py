@@ -88,6 +88,8 @@ def test_the_qa_override_opens_the_fact_gate_too(researcher):
                  "--provider", "local", "--override-validation-reason", "pilot: the splitter's facts raw")
     batch.refresh_from_db()
     assert batch.status == Batch.Status.PUBLISHED and _gate(batch) == []
+    assert batch.settings["validation_override"]["undecided_facts"] == AtomicFact.objects.filter(
+        response__project=project).count()
 
 
 def test_projects_without_the_step_have_no_fact_gate(researcher):
@@ -184,3 +186,23 @@ def test_only_the_projects_model_facts_are_decided(researcher, client, django_us
     bad = client.get(f"/api/projects/{project.pk}/fact-validation/", {"validation": "written"})
     assert bad.status_code == 400 and "validation" in bad.json()
     assert client.get(f"/api/projects/{project.pk}/fact-validation/", {"page": "x"}).status_code == 400
+
+
+def test_the_factscore_export_keeps_the_splitters_facts_and_labels_the_fix(researcher, client):
+    import json
+
+    from annotation_tasks.exporters.factscore import export_lines
+
+    project, batch = make_fact_project(researcher, n_sentences=1)
+    f0, f1 = AtomicFact.objects.filter(response__project=project).order_by("order")
+    _decide(client, project, f0.pk, decision="fix", text="Anna visited Paris.")
+    _decide(client, project, f1.pk, decision="drop")
+    written = AtomicFact.objects.get(validation="written")
+    a, _ = new_assignment(batch.units.get(), "w1")
+    a.status = a.Status.SUBMITTED
+    a.save(update_fields=["status"])
+    FactLabel.objects.create(assignment=a, fact=written, label="S")
+    (line,) = [json.loads(x) for x in export_lines(project)]
+    sentence = line["annotations"][0]
+    assert [f["text"] for f in sentence["model-atomic-facts"]] == [f0.text, f1.text]
+    assert [(f["text"], f["label"]) for f in sentence["human-atomic-facts"]] == [("Anna visited Paris.", "S")]
