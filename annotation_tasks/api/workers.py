@@ -50,7 +50,7 @@ class WorkerBonusSerializer(serializers.Serializer):
 ]))
 class WorkerViewSet(ResearcherScopedMixin, viewsets.ReadOnlyModelViewSet):
     """Workers with an assignment in one of the caller's projects; `?project=` adds that project's metrics,
-    computed for the page's workers only (services.quality.metrics.page_metrics)."""
+    computed in SQL for the whole project and cached while its data is unchanged (quality.metrics.cached_metrics)."""
 
     queryset = Worker.objects.select_related("user").order_by("id")
     serializer_class = WorkerSerializer
@@ -105,14 +105,20 @@ class WorkerViewSet(ResearcherScopedMixin, viewsets.ReadOnlyModelViewSet):
         if project_id and project_id.isdigit():
             project = researcher_projects(self.request.user).filter(pk=project_id).first()
             if project is not None:
-                from annotation_tasks.services.quality.metrics import page_metrics
+                from annotation_tasks.services.quality.metrics import cached_metrics
 
                 context["project_id"] = project.pk  # workers are named by their pseudonym in this project
                 shown = self._shown_workers() or []
-                context["metrics"] = {k: m.as_dict() for k, m in page_metrics(project, shown).items()}
                 context["standing"] = {
                     w: (s, q or {}) for w, s, q in WorkerProjectStatus.objects.filter(
                         project=project, worker_id__in=shown).values_list("worker_id", "status", "qualifications")
+                }
+                # the project's metrics are computed in SQL and cached (quality.metrics.cached_metrics); the status
+                # in them is today's (a block takes effect at once)
+                every = cached_metrics(project) if shown else {}
+                context["metrics"] = {
+                    w: {**every[w], "status": context["standing"].get(w, (Worker.Status.ACTIVE, {}))[0]}
+                    for w in shown if w in every
                 }
         return context
 

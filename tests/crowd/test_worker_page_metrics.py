@@ -69,3 +69,29 @@ def a_val_close(got, expected, key: str) -> bool:
 def test_page_metrics_of_no_workers_is_empty():
     project, _ = random_project(9, n_workers=2, n_units=2)
     assert page_metrics(project, []) == {}
+
+
+def test_cached_metrics_are_every_workers_and_follow_a_change(settings):
+    from django.core.cache import cache
+
+    from annotation_tasks.services.quality import metrics
+
+    cache.clear()
+    project, workers = random_project(4)
+    got = metrics.cached_metrics(project)
+    reference = quality.worker_metrics(project)
+    assert set(got) == set(reference)
+    for worker_id, m in reference.items():
+        assert got[worker_id]["units_done"] == m.units_done
+        assert a_val_close(metrics.WorkerMetrics(**got[worker_id]), m, "agreement")
+    # a change of the data is seen once the kept figures are older than METRICS_FRESH_SECONDS
+    a = Assignment.objects.filter(unit__project=project, status="submitted").first()
+    Assignment.objects.filter(pk=a.pk).update(status="rejected")
+    assert metrics.cached_metrics(project)[a.worker_id]["units_done"] == got[a.worker_id]["units_done"]
+    settings.DEBUG = False
+    original = metrics.METRICS_FRESH_SECONDS
+    metrics.METRICS_FRESH_SECONDS = 0
+    try:
+        assert metrics.cached_metrics(project)[a.worker_id]["units_done"] == got[a.worker_id]["units_done"] - 1
+    finally:
+        metrics.METRICS_FRESH_SECONDS = original

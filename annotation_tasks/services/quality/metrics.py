@@ -2,9 +2,11 @@
 from __future__ import annotations
 
 import statistics
+import time
 from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass
+from typing import Any
 
 from django.db import connection
 from django.db.models import F
@@ -73,14 +75,40 @@ def worker_metrics(project: Project, workers: Iterable[Worker] | None = None) ->
     return out
 
 
-def page_metrics(project: Project, worker_ids: Iterable[int]) -> dict[int, WorkerMetrics]:
+METRICS_FRESH_SECONDS = 30  # a cached figure this young is served even when work arrived since
+METRICS_CACHE_SECONDS = 3600
+
+
+def cached_metrics(project: Project) -> dict[int, dict[str, Any]]:
+    """Every worker's metrics in the project (page_metrics over all of them: one SQL statement per level), kept in
+    the cache: recomputed when the project's data changed (reports.report_version) and the kept figures are
+    older than METRICS_FRESH_SECONDS. The workers list reads its page from here: a page costs a dict lookup,
+    and an active project's figures are at most that many seconds behind."""
+    from django.core.cache import cache
+
+    from annotation_tasks.services.reports import report_version
+
+    key = f"factcrowd:worker-metrics:{project.pk}"
+    version = report_version(project)
+    kept = cache.get(key)
+    if kept and (kept["version"] == version or time.time() - kept["at"] < METRICS_FRESH_SECONDS):
+        return kept["metrics"]
+    started = time.time()
+    metrics = {k: m.as_dict() for k, m in page_metrics(project, None).items()}
+    cache.set(key, {"version": version, "at": started, "metrics": metrics}, METRICS_CACHE_SECONDS)
+    return metrics
+
+
+def page_metrics(project: Project, worker_ids: Iterable[int] | None) -> dict[int, WorkerMetrics]:
     """worker_metrics of these workers, with agreement against ALL the project's workers, computed in the
     database: grouped counts per (item, label) of the items these workers labelled, then one row per worker.
 
     The dashboard's workers list asks for one page of workers; reading the project's million labels into a
     frame for it cost seconds and hundreds of MB per request (issue 25). Same figures as worker_metrics(project)
     (tests/crowd/test_worker_page_metrics.py compares them)."""
-    ids = list(worker_ids)
+    everyone = worker_ids is None
+    ids = list(Assignment.objects.filter(unit__project=project).order_by().values_list("worker_id", flat=True)
+               .distinct()) if worker_ids is None else list(worker_ids)
     here = dict(WorkerProjectStatus.objects.filter(project=project, worker_id__in=ids).values_list("worker_id", "status"))
     out = {w.pk: WorkerMetrics(w.pk, w.external_id, w.provider, here.get(w.pk, Worker.Status.ACTIVE))
            for w in Worker.objects.filter(pk__in=ids)}
@@ -88,7 +116,8 @@ def page_metrics(project: Project, worker_ids: Iterable[int]) -> dict[int, Worke
         return out
     times: dict[int, list[int]] = defaultdict(list)
     counted = Assignment.objects.filter(status__in=Assignment.Status.counted(), unit__project=project)
-    for worker_id, ms in counted.filter(worker_id__in=list(out)).values_list("worker_id", "time_on_task_ms"):
+    counted = counted if everyone else counted.filter(worker_id__in=list(out))
+    for worker_id, ms in counted.values_list("worker_id", "time_on_task_ms"):
         out[worker_id].units_done += 1
         if ms:
             times[worker_id].append(ms)
@@ -97,7 +126,8 @@ def page_metrics(project: Project, worker_ids: Iterable[int]) -> dict[int, Worke
     agreed: dict[int, int] = defaultdict(int)
     compared: dict[int, int] = defaultdict(int)
     for level in label_levels():
-        for worker_id, n_compared, n_agreed, n_gold, n_correct in _level_figures(project, level, list(out)):
+        for worker_id, n_compared, n_agreed, n_gold, n_correct in _level_figures(
+                project, level, None if everyone else list(out)):
             m = out[int(worker_id)]
             compared[m.worker_id] += int(n_compared or 0)
             agreed[m.worker_id] += int(n_agreed or 0)
@@ -111,7 +141,7 @@ def page_metrics(project: Project, worker_ids: Iterable[int]) -> dict[int, Worke
     return out
 
 
-def _level_figures(project: Project, level: LabelLevel, worker_ids: list[int]) -> list[tuple]:
+def _level_figures(project: Project, level: LabelLevel, worker_ids: list[int] | None) -> list[tuple]:
     """(worker, compared, agreed, gold labels, gold correct) per worker for one level, in one SQL statement.
 
     A label is compared when the OTHER workers' labels on its item have one most frequent label; it agrees
@@ -122,7 +152,8 @@ def _level_figures(project: Project, level: LabelLevel, worker_ids: list[int]) -
     rows = (level.counted_labels(project).filter(**{f"{level.item_field}__in": level.items(project).values("pk")})
             .order_by().values(k_item=F(level.item_field), k_label=F(level.value_field), k_worker=F("assignment__worker_id")))
     rows_sql, rows_params = rows.query.sql_with_params()
-    page_sql, page_params = rows.filter(assignment__worker_id__in=worker_ids).query.sql_with_params()
+    page = rows if worker_ids is None else rows.filter(assignment__worker_id__in=worker_ids)
+    page_sql, page_params = page.query.sql_with_params()
     gold_field = GoldLabel._meta.get_field(level.name).column if level.name in {"span", "qa", "fact"} else None
     if level.names is not None:
         name = "CASE WHEN p.k_label THEN %s ELSE %s END"
@@ -131,23 +162,27 @@ def _level_figures(project: Project, level: LabelLevel, worker_ids: list[int]) -
         name, name_params = "p.k_label", []
     gold_join = (f"LEFT JOIN {GoldLabel._meta.db_table} g ON g.{gold_field} = p.k_item" if gold_field
                  else "LEFT JOIN (SELECT NULL AS value) g ON 1 = 0")
-    own = "c.n = s.c1 AND s.k1 = 1 AND s.c1 - 1 > s.c2"
+    own = "s.n = s.c1 AND s.k1 = 1 AND s.c1 - 1 > s.c2"
+    # derived tables, not CTEs: PostgreSQL materialises a CTE used twice and, without row estimates for it,
+    # joined them by nested loops (a minute at 10^5 labels); windows give each (item, label) its item's figures
+    only_page = "" if worker_ids is None else f"WHERE r.k_item IN (SELECT q.k_item FROM ({page_sql}) q)"
+    counts = f"""
+        SELECT r.k_item AS item, r.k_label AS label, COUNT(*) AS n FROM ({rows_sql}) r
+        {only_page} GROUP BY r.k_item, r.k_label"""
+    tops = f"SELECT c.item, c.label, c.n, MAX(c.n) OVER (PARTITION BY c.item) AS c1 FROM ({counts}) c"
+    stats = f"""
+        SELECT t.item, t.label, t.n, t.c1,
+               SUM(CASE WHEN t.n = t.c1 THEN 1 ELSE 0 END) OVER (PARTITION BY t.item) AS k1,
+               MAX(CASE WHEN t.n < t.c1 THEN t.n ELSE 0 END) OVER (PARTITION BY t.item) AS c2
+        FROM ({tops}) t"""
     sql = f"""
-        WITH p AS ({page_sql}),
-        r AS ({rows_sql}),
-        c AS (SELECT r.k_item AS item, r.k_label AS label, COUNT(*) AS n FROM r
-              WHERE r.k_item IN (SELECT k_item FROM p) GROUP BY r.k_item, r.k_label),
-        m AS (SELECT item, MAX(n) AS c1 FROM c GROUP BY item),
-        s AS (SELECT c.item, m.c1, SUM(CASE WHEN c.n = m.c1 THEN 1 ELSE 0 END) AS k1,
-                     MAX(CASE WHEN c.n < m.c1 THEN c.n ELSE 0 END) AS c2
-              FROM c JOIN m ON c.item = m.item GROUP BY c.item, m.c1)
         SELECT p.k_worker,
-               SUM(CASE WHEN ({own}) OR (c.n = s.c1 AND s.k1 = 2) OR (c.n < s.c1 AND s.k1 = 1) THEN 1 ELSE 0 END),
+               SUM(CASE WHEN ({own}) OR (s.n = s.c1 AND s.k1 = 2) OR (s.n < s.c1 AND s.k1 = 1) THEN 1 ELSE 0 END),
                SUM(CASE WHEN {own} THEN 1 ELSE 0 END),
                COUNT(g.value),
                SUM(CASE WHEN g.value = {name} THEN 1 ELSE 0 END)
-        FROM p JOIN c ON c.item = p.k_item AND c.label = p.k_label JOIN s ON s.item = p.k_item {gold_join}
+        FROM ({page_sql}) p JOIN ({stats}) s ON s.item = p.k_item AND s.label = p.k_label {gold_join}
         GROUP BY p.k_worker"""
     with connection.cursor() as cursor:
-        cursor.execute(sql, [*page_params, *rows_params, *name_params])
+        cursor.execute(sql, [*name_params, *page_params, *rows_params, *(page_params if only_page else [])])
         return list(cursor.fetchall())
