@@ -54,23 +54,32 @@ def test_mturk_path_in_chromium(settings, live_server, page, shot, fake_mturk): 
 
 
 def test_prolific_path_in_chromium(settings, live_server, page, shot, fake_prolific):  # noqa: F811
+    """One study for the batch: the participant enters from the fake's study URL, our queue hands them both units
+    of their place one after the other, then the completion page sends them to Prolific with their own code."""
     settings.PUBLIC_BASE_URL = live_server.url
-    unit = make_unit("E2E crowd Prolific", n_qas=2, n_responses=1, wanted=1, provider="prolific")
-    publishing.publish_batch(unit.batch, reward="0.80", assignments_per_unit=1)
-    unit.refresh_from_db()
-    started = fake_prolific.start_submission(unit.provider_ref, "CHROME-PID")
+    units = make_unit("E2E crowd Prolific", n_qas=2, n_responses=1, wanted=1, provider="prolific", n_sources=2)
+    batch = units[0].batch
+    publishing.publish_batch(batch, reward="0.80", assignments_per_unit=1, units_per_place=2)
+    batch.refresh_from_db()
+    started = fake_prolific.start_submission(batch.provider_ref, "CHROME-PID")
 
     page.goto(started["url"])
     shot(page, "prolific-study")
-    label_in(page, page)
+    for n in (1, 2):  # after each submit the page comes back to the study's entry URL for the next unit
+        label_in(page, page)
+        wait_for(lambda n=n: Assignment.objects.filter(status="submitted").count() == n, what=f"unit {n} submitted")
+    page.get_by_test_id("completion-code").wait_for()
+    shot(page, "prolific-completion-code")
+    page.get_by_test_id("completion-link").click()
     page.wait_for_url(f"{fake_prolific.url}/submissions/complete?cc=*")
     shot(page, "prolific-completed")
     assert fake_prolific.submissions[started["id"]]["status"] == "AWAITING REVIEW"
 
-    publishing.sync_batch(unit.batch)
-    a = Assignment.objects.get()
-    assert (a.provider_assignment_id, a.status, a.verification) == (started["id"], "submitted", "verified")
-    quality.approve(a, reason="checked")
-    quality.pay_bonus(a, "0.10", "fast and careful")
+    publishing.sync_batch(batch)
+    rows = list(Assignment.objects.order_by("id"))
+    assert [a.unit_id for a in rows] == [u.pk for u in units]
+    assert {(a.status, a.verification) for a in rows} == {("submitted", "verified")}
+    quality.approve(rows[0], reason="checked")
+    quality.pay_bonus(rows[0], "0.10", "fast and careful")
     assert fake_prolific.submissions[started["id"]]["status"] == "APPROVED"
     assert [p["participant_id"] for p in fake_prolific.paid] == ["CHROME-PID"]
