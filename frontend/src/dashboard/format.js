@@ -13,4 +13,5 @@ export const STATUS_COLORS = {
   assigned: '#5b8def', submitted: '#e0a526', approved: '#2f9e66', rejected: '#d9534f', expired: '#8a94a6', returned: '#b07cc6',
   draft: '#8a94a6', published: '#5b8def', imported: '#b07cc6',
   unknown: '#8a94a6', valid: '#2f9e66', invalid: '#d9534f',
+  kept: '#2f9e66', fixed: '#5b8def', split: '#b07cc6', dropped: '#d9534f',
 }
