@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass
 from typing import Any, Protocol
 
 from parser.types import ParsedText, PredicateFrame
@@ -48,6 +49,45 @@ def _t5(**options: Any) -> ParserBackend:
 
 
 _FACTORIES: dict[str, Callable[..., ParserBackend]] = {"embedded": _embedded, "t5": _t5}
+
+
+@dataclass(frozen=True)
+class Option:
+    """A backend constructor argument read from settings (the first of `settings` that is set)."""
+
+    settings: tuple[str, ...]
+    default: Any = None
+    required: bool = False
+    convert: Callable[[Any], Any] = str
+    help: str = ""
+
+
+OPTIONS: dict[str, dict[str, Option]] = {
+    "t5": {
+        "model_dir": Option(("T5_MODEL_DIR",), "", required=True,
+                            help="a local model directory or hub id in the cache"),
+        "nominalization_model_dir": Option(("NOMINALIZATION_MODEL_DIR",), None, convert=lambda v: str(v) or None),
+    },
+}
+"""Each backend's settings, declared here with the backend (models never download: these are local paths), so
+the services ask for a backend's options without knowing which backend it is."""
+
+
+def backend_options(name: str, setting: Callable[[str], Any]) -> dict[str, Any]:
+    """The backend's constructor arguments from `setting(NAME)` (a settings lookup, None when unset); a required
+    one that is unset is its default here (missing_settings says so before a job starts)."""
+    out: dict[str, Any] = {}
+    for arg, option in OPTIONS.get((name or DEFAULT_BACKEND).strip().lower(), {}).items():
+        value = next((v for v in (setting(n) for n in option.settings) if v not in (None, "")), None)
+        out[arg] = option.default if value is None else option.convert(value)
+    return out
+
+
+def missing_settings(name: str, setting: Callable[[str], Any]) -> list[str]:
+    """What a backend lacks to run: "SETTING (why)" for each required option that is unset."""
+    return [f"{option.settings[0]} ({option.help})" if option.help else option.settings[0]
+            for option in OPTIONS.get((name or DEFAULT_BACKEND).strip().lower(), {}).values()
+            if option.required and all(setting(n) in (None, "") for n in option.settings)]
 _CACHE: dict[tuple, ParserBackend] = {}
 _LOCK = threading.Lock()
 

@@ -45,14 +45,13 @@ def backend_name(backend: str | None = None) -> str:
     return name
 
 
+def _setting(name: str) -> Any:
+    return getattr(settings, name, None)
+
+
 def backend_options(name: str) -> dict[str, Any]:
-    """Settings a backend needs (model directories); models never download, so these are local paths."""
-    if name == "t5":
-        return {
-            "model_dir": getattr(settings, "T5_MODEL_DIR", ""),
-            "nominalization_model_dir": getattr(settings, "NOMINALIZATION_MODEL_DIR", "") or None,
-        }
-    return {}
+    """Settings a backend needs (model directories), as its registry entry declares them (parser.registry.OPTIONS)."""
+    return registry.backend_options(name, _setting)
 
 
 def get_parser(backend: str | None = None) -> registry.ParserBackend:
@@ -79,8 +78,9 @@ def start_parse_job(project: Project, backend: str | None = None, user: Any = No
     published. queue=False leaves it for the caller to run (`parse --inline` runs it in its own process).
     """
     name = backend_name(backend)
-    if name == "t5" and not backend_options(name)["model_dir"]:
-        raise ValueError("the t5 backend needs T5_MODEL_DIR (a local model directory or hub id in the cache)")
+    missing = registry.missing_settings(name, _setting)
+    if missing:
+        raise ValueError(f"the {name} backend needs {', '.join(missing)}")
     return jobs.start(
         project,
         Job.Kind.PARSE,
