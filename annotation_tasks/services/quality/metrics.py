@@ -89,9 +89,12 @@ def cached_metrics(project: Project) -> dict[int, dict[str, Any]]:
     from annotation_tasks.services.reports import report_version
 
     key = f"factcrowd:worker-metrics:{project.pk}"
-    version = report_version(project)
     kept = cache.get(key)
-    if kept and (kept["version"] == version or time.time() - kept["at"] < METRICS_FRESH_SECONDS):
+    if kept and time.time() - kept["at"] < METRICS_FRESH_SECONDS:  # young enough: not even the version is read
+        return kept["metrics"]
+    version = report_version(project)
+    if kept and kept["version"] == version:
+        cache.set(key, {**kept, "at": time.time()}, METRICS_CACHE_SECONDS)
         return kept["metrics"]
     started = time.time()
     metrics = {k: m.as_dict() for k, m in page_metrics(project, None).items()}
