@@ -22,7 +22,7 @@ pytestmark = pytest.mark.django_db
 def _piloted(units, seconds: list[int]) -> None:
     """Pilot answers on the batch's units, with these times on task."""
     for i, secs in enumerate(seconds):
-        worker = Worker.objects.create(provider="local", external_id=f"pilot-{i}")
+        worker = Worker.objects.create(provider="local", external_id=f"pilot-{units[0].batch_id}-{i}")
         Assignment.objects.create(unit=units[i % len(units)], worker=worker, status="submitted",
                                   time_on_task_ms=secs * 1000)
 
