@@ -39,6 +39,8 @@ class ErrorSerializer(serializers.Serializer):
 
 class DraftSavedSerializer(serializers.Serializer):
     saved_at = serializers.DateTimeField()
+    draft_version = serializers.IntegerField(allow_null=True, help_text="The draft's version now (null: the save "
+                                             "named none); the next save names it, a stale one gets a 409.")
 
 
 class SubmitSerializer(serializers.Serializer):
@@ -81,6 +83,8 @@ class UnitView(_TokenView):
 
 class DraftSerializer(serializers.Serializer):
     draft = serializers.JSONField(allow_null=True)
+    draft_version = serializers.IntegerField(required=False, allow_null=True, min_value=0,
+                                             help_text="The version this draft replaces (the unit's draft_version).")
 
 
 def _invalid(field: str, message: str) -> Response:
@@ -126,21 +130,22 @@ class DraftView(_TokenView):
             return problem
         if type(request.data) is dict and "draft" in request.data:
             draft = request.data["draft"]  # a parsed JSON body: what DraftSerializer would return, without building it
+            version = request.data.get("draft_version")  # checked by save_draft (a located 400)
         else:
             ser = DraftSerializer(data=request.data)
             if not ser.is_valid():
                 return Response({"errors": [{"field": f, "message": str(m[0])} for f, m in ser.errors.items()]},
                                 status=400)
-            draft = ser.validated_data["draft"]
+            draft, version = ser.validated_data["draft"], ser.validated_data.get("draft_version")
         if json_depth_exceeds(draft, settings.WORK_DRAFT_MAX_DEPTH):
             return _invalid("draft", f"nested deeper than {settings.WORK_DRAFT_MAX_DEPTH} levels")
         if json_size(draft) > settings.WORK_DRAFT_MAX_BYTES:
             return _invalid("draft", f"larger than {settings.WORK_DRAFT_MAX_BYTES} bytes")
         try:
-            saved_at = work.save_draft(target, draft)
+            saved_at, new_version = work.save_draft(target, draft, version)
         except work.WorkError as exc:
             return _error(exc)
-        return Response({"saved_at": saved_at.isoformat()})
+        return Response({"saved_at": saved_at.isoformat(), "draft_version": new_version})
 
 
 class SubmitView(_TokenView):

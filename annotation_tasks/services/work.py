@@ -12,6 +12,7 @@ from datetime import timedelta
 from typing import Any
 
 from django.db import transaction
+from django.db.models import F
 from django.utils import timezone
 
 from annotation_tasks.models import Assignment, Unit
@@ -202,6 +203,7 @@ def unit_payload_then_record(assignment: Assignment) -> tuple[dict[str, Any], Ca
     )
     data["draft"] = assignment.draft
     data["draft_saved_at"] = assignment.draft_saved_at.isoformat() if assignment.draft_saved_at else None
+    data["draft_version"] = assignment.draft_version  # what the next draft save names (stale tabs get a 409)
     changes: dict[str, Any] = {}
     if assignment.started_at is None:
         changes["started_at"] = timezone.now()
@@ -226,23 +228,53 @@ def preview_payload(unit: Unit) -> dict[str, Any]:
 # -- drafts --------------------------------------------------------------------------------------
 
 
-def save_draft(assignment: Assignment | DraftTarget, draft: Any) -> timezone.datetime:
+STALE = ("this unit was changed in another tab or window (draft version {current}, this page has {given}): "
+         "reload to continue from the saved answers")
+
+
+def stale_conflict(current: int, given: int) -> Conflict:
+    """The 409 of a stale tab: its draft or submit names an older draft version than the one saved."""
+    message = STALE.format(current=current, given=given)
+    return Conflict(message, [{"field": "draft_version", "message": message, "current": current}])
+
+
+def _version(value: Any) -> int | None:
+    """The draft version a client names (None: it names none, the last write wins as before versions)."""
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise Invalid("bad draft version", [{"field": "draft_version", "message": "must be a non-negative integer"}])
+    return value
+
+
+def save_draft(assignment: Assignment | DraftTarget, draft: Any, version: Any = None
+               ) -> tuple[timezone.datetime, int | None]:
     """Store the element's draft; activity also pushes the expiry back so a working annotator keeps the unit.
-    One conditional UPDATE: a submit or expiry that got there first leaves it writing nothing (409 / 403)."""
+    One conditional UPDATE: a submit or expiry that got there first leaves it writing nothing (409 / 403).
+
+    Drafts carry a version (Assignment.draft_version, in the unit payload): a save naming `version` writes only
+    over that version and bumps it, so a second tab on the same assignment that saved meanwhile makes this one's
+    save a 409 conflict it shows, never a silent overwrite. Returns (saved at, the new version; None unversioned)."""
     if isinstance(assignment, DraftTarget):
         pk, timeout = assignment.assignment_id, assignment.timeout
     else:
         pk, timeout = assignment.pk, queue.timeout_for(assignment.unit)
+    version = _version(version)
     now = timezone.now()
-    updated = Assignment.objects.filter(pk=pk, status=Assignment.Status.ASSIGNED).update(
-        draft=draft, draft_saved_at=now, expires_at=now + timeout
-    )
+    rows = Assignment.objects.filter(pk=pk, status=Assignment.Status.ASSIGNED)
+    if version is not None:
+        rows = rows.filter(draft_version=version)
+    updated = rows.update(draft=draft, draft_saved_at=now, expires_at=now + timeout,
+                          draft_version=F("draft_version") + 1)
     if not updated:
-        status = Assignment.objects.filter(pk=pk).values_list("status", flat=True).first()
+        found = Assignment.objects.filter(pk=pk).values_list("status", "draft_version").first()
+        status, current = found if found else (None, None)
         if status in Assignment.Status.done():
             raise Conflict("already submitted")
+        if status == Assignment.Status.ASSIGNED and version is not None and current != version:
+            raise stale_conflict(int(current or 0), version)
         raise Forbidden("this assignment is not open")
-    return now
+    return now, (None if version is None else version + 1)
 
 
 # -- submission ----------------------------------------------------------------------------------
@@ -347,5 +379,8 @@ def submit(assignment: Assignment, body: Mapping[str, Any]) -> SubmitResult:
             return SubmitResult(locked.status, True)
         if locked.status != Assignment.Status.ASSIGNED:
             raise Forbidden("this assignment is not open")
+        version = _version(body.get("draft_version")) if isinstance(body, Mapping) else None
+        if version is not None and version != locked.draft_version:  # a stale tab: another saved since it loaded
+            raise stale_conflict(locked.draft_version, version)
         _record(locked, labels, time_ms)
         return SubmitResult(Assignment.Status.SUBMITTED, False)

@@ -1,6 +1,7 @@
 // Server-side drafts: debounced PUT of the latest draft, one request at a time, retry with backoff when offline,
 // and a keepalive flush when the page is hidden or closed.
-// Status: 'idle' | 'saving' | 'saved' | 'offline' | 'closed' (409: already submitted).
+// Status: 'idle' | 'saving' | 'saved' | 'offline' | 'closed' (409: already submitted) | 'conflict' (409: another tab
+// or window saved this assignment since this page loaded; nothing more is saved from here, the page says reload).
 
 export function createAutosave({
   save, // (draft, { keepalive }) => Promise
@@ -49,7 +50,7 @@ export function createAutosave({
       if (err && err.status === 409) {
         closed = true
         pending = null
-        setStatus('closed')
+        setStatus((err.body?.errors || []).some((e) => e.field === 'draft_version') ? 'conflict' : 'closed')
         return
       }
       if (pending === null) pending = draft

@@ -13,6 +13,7 @@ export function createUnitLoader(s) {
 
   /** The unit becomes the session; false (and the error shown) when the element cannot render its plan. */
   function applyUnit(unit) {
+    api.noteUnit?.(unit) // the draft version the next save names (fetched or embedded alike)
     const m = S.buildModel(unit)
     if (m.unsupported.length || !m.sections.length) return fail(unsupportedPlanText(m.unsupported))
     const { draft, fromBackup } = persistence.restore(unit.draft)
