@@ -24,6 +24,24 @@ def text_error(value: Any) -> str | None:
     return text_problem(value)
 
 
+def check_fields(labels: Mapping, fields: Mapping[str, Collection[str]], errors: Errors) -> None:
+    """No label is stored that nobody reads: each object in one of this protocol's lists (`fields`: list name ->
+    the keys its items may have) has only those keys, and any other top-level key is an empty list or null (the
+    element sends every list it knows, empty where the unit has no such section). Errors name the JSON path."""
+    for key, value in labels.items():
+        if key not in fields:
+            if value not in (None, []):
+                errors.add(f"labels.{key}", f"unknown field (this unit takes {', '.join(sorted(fields))})")
+            continue
+        if not isinstance(value, list):
+            continue  # as_list reports it
+        allowed = fields[key]
+        for i, item in enumerate(value):
+            if isinstance(item, Mapping):
+                for name in sorted(set(item) - set(allowed), key=str):
+                    errors.add(f"labels.{key}[{i}].{name}", f"unknown field (expected some of {', '.join(sorted(allowed))})")
+
+
 def as_list(labels: Mapping, key: str, errors: Errors) -> list:
     """labels[key] as a list: absent or null is empty; anything else is an error at labels.<key>."""
     value = labels.get(key, [])

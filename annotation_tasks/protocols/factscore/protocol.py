@@ -13,7 +13,7 @@ from annotation_tasks.models.content import Origin
 from annotation_tasks.models.projects import Protocol
 from annotation_tasks.protocols.base import AnnotationProtocol, Errors, Export, Key, LabelLevel, Shown, Step, Submission
 from annotation_tasks.protocols.factscore.evidence import fact_evidence
-from annotation_tasks.protocols.fields import as_list, item_id, text_error
+from annotation_tasks.protocols.fields import as_list, check_fields, item_id, text_error
 
 FACT_VALUES = {v.value for v in FactLabel.Value}
 HUMAN_ORDER = 1000  # human facts sort after the model's within a sentence
@@ -49,6 +49,8 @@ about the topic, e.g. “I hope this helps”). Fix bad facts first: edit, split
 in two), add (a claim was missed) or delete.
 """
 
+
+LABEL_FIELDS = {"facts": ("fact_id", "label", "text", "sentence_index", "response_id", "edited_from")}
 
 class FactScoreProtocol(AnnotationProtocol):
     mode = Unit.Mode.FACTSCORE.value
@@ -92,6 +94,7 @@ class FactScoreProtocol(AnnotationProtocol):
         return [{"kind": Protocol.FACT_LABELING.value, "response_id": r["id"]} for r in responses]
 
     def validate(self, submission: Submission, errors: Errors) -> dict[str, Any]:
+        check_fields(submission.labels, LABEL_FIELDS, errors)
         shown_facts = set(submission.shown.get("facts", []))
         fact_response = dict(AtomicFact.objects.filter(pk__in=shown_facts).values_list("id", "response_id"))
         sentence_counts = {r.pk: len(r.sentences or []) for r in submission.responses}

@@ -38,6 +38,7 @@ from annotation_tasks.protocols.fields import (
     PAIRWISE_KEYS,
     PAIRWISE_LEVEL,
     as_list,
+    check_fields,
     flags,
     is_bool,
     item_id,
@@ -207,6 +208,9 @@ equal, 5 = B much more.
 """
 
 
+LABEL_FIELDS = {"spans": ("span_id", "covered"), "qas": ("qa_id", "supported", "derived_from_span", "note"),
+                "pairwise": ("aspect", "score")}  # what validate reads; anything else is refused (fields.check_fields)
+
 class QASemProtocol(AnnotationProtocol):
     mode = Unit.Mode.QASEM.value
     title = "QASem: span coverage, QA support (+ pairwise)"
@@ -275,6 +279,7 @@ class QASemProtocol(AnnotationProtocol):
 
     def validate(self, submission: Submission, errors: Errors) -> dict[str, Any]:
         project, labels = submission.unit.project, submission.labels
+        check_fields(labels, LABEL_FIELDS, errors)
         shown_spans, shown_qas = set(submission.shown.get("spans", [])), set(submission.shown.get("qas", []))
         spans = flags(labels, "spans", "span_id", "covered", shown_spans, errors,
                       unknown="not a span of this unit", twice="labeled twice")

@@ -30,7 +30,7 @@ from django.conf import settings
 from annotation_tasks.models import Assignment, PairwisePreference, Response, Unit
 from annotation_tasks.models.projects import Protocol
 from annotation_tasks.protocols.base import PLAN_SHOWN_ATTR, AnnotationProtocol, Errors, Shown, Step, Submission
-from annotation_tasks.protocols.fields import PAIRWISE_KEYS, PAIRWISE_LEVEL, pairwise_scores
+from annotation_tasks.protocols.fields import PAIRWISE_KEYS, PAIRWISE_LEVEL, check_fields, pairwise_scores
 
 Aspect = PairwisePreference.Aspect
 ANSWER_ASPECTS = (Aspect.FAITHFULNESS.value, Aspect.ANSWER_RELEVANCE.value)
@@ -94,6 +94,8 @@ with the least that it does not.
 """
 
 
+LABEL_FIELDS = {"pairwise": ("aspect", "score")}
+
 class RagasProtocol(AnnotationProtocol):
     mode = Unit.Mode.RAGAS.value
     title = "Ragas (WikiEval): answers and contexts compared"
@@ -123,6 +125,7 @@ class RagasProtocol(AnnotationProtocol):
                  "aspects": [c["aspect"] for c in compared], "comparisons": compared}]
 
     def validate(self, submission: Submission, errors: Errors) -> dict[str, Any]:
+        check_fields(submission.labels, LABEL_FIELDS, errors)
         recorded: Any = submission.shown.get("sides") or {}  # the pairs as this assignment saw them
         sides = {str(k): bool(v) for k, v in recorded.items()} if isinstance(recorded, dict) else {}
         compared = {c["aspect"]: c for c in with_sides(comparisons(submission.unit, _ids(submission.responses)), sides)}

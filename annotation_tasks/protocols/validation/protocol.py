@@ -12,7 +12,7 @@ from typing import Any
 from annotation_tasks.models import QA, Assignment, Response, Unit
 from annotation_tasks.models.projects import Protocol
 from annotation_tasks.protocols.base import AnnotationProtocol, Errors, Key, Shown, Step, Submission, Vocabulary
-from annotation_tasks.protocols.fields import flags, require_all
+from annotation_tasks.protocols.fields import check_fields, flags, require_all
 from annotation_tasks.protocols.qasem.protocol import qa_items
 
 GUIDE = """\
@@ -21,6 +21,8 @@ grammatical, is about the highlighted predicate, and the answer answers it as st
 invalid.
 """
 
+
+LABEL_FIELDS = {"validation": ("qa_id", "valid")}
 
 class ValidationProtocol(AnnotationProtocol):
     mode = Unit.Mode.VALIDATION.value
@@ -45,6 +47,7 @@ class ValidationProtocol(AnnotationProtocol):
         return [{"kind": Protocol.QA_VALIDATION.value, "response_id": r["id"]} for r in responses]
 
     def validate(self, submission: Submission, errors: Errors) -> dict[str, Any]:
+        check_fields(submission.labels, LABEL_FIELDS, errors)
         shown_qas = set(submission.shown.get("qas", []))
         judged = flags(submission.labels, "validation", "qa_id", "valid", shown_qas, errors,
                        unknown="not a QA of this unit", twice="judged twice")
