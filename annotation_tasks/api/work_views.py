@@ -83,7 +83,7 @@ class UnitView(_TokenView):
 
 class DraftSerializer(serializers.Serializer):
     draft = serializers.JSONField(allow_null=True)
-    draft_version = serializers.IntegerField(required=False, allow_null=True, min_value=0,
+    draft_version = serializers.IntegerField(required=False, allow_null=True, min_value=0, max_value=2**31 - 1,
                                              help_text="The version this draft replaces (the unit's draft_version).")
 
 

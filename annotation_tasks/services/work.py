@@ -238,12 +238,16 @@ def stale_conflict(current: int, given: int) -> Conflict:
     return Conflict(message, [{"field": "draft_version", "message": message, "current": current}])
 
 
+MAX_DRAFT_VERSION = 2**31 - 1  # the column's range (a bigger number would reach the database as an overflow)
+
+
 def _version(value: Any) -> int | None:
     """The draft version a client names (None: it names none, the last write wins as before versions)."""
     if value is None:
         return None
-    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-        raise Invalid("bad draft version", [{"field": "draft_version", "message": "must be a non-negative integer"}])
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_DRAFT_VERSION:
+        raise Invalid("bad draft version", [{"field": "draft_version",
+                                             "message": f"must be an integer from 0 to {MAX_DRAFT_VERSION}"}])
     return value
 
 

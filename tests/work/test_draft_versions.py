@@ -48,6 +48,6 @@ def test_a_save_without_a_version_still_writes_and_a_bad_version_is_located(clie
     assert _put(client_api, token, {"x": 1}).json()["draft_version"] is None
     a.refresh_from_db()
     assert a.draft == {"x": 1} and a.draft_version == 1
-    for bad in (-1, "1", True, 1.5):
+    for bad in (-1, "1", True, 1.5, 2**64, 2**31):
         r = _put(client_api, token, {"x": 2}, bad)
         assert r.status_code == 400 and r.json()["errors"][0]["field"] == "draft_version", bad
