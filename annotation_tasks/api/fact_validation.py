@@ -19,7 +19,6 @@ from annotation_tasks.api.base import researcher_project_or_404
 from annotation_tasks.api.permissions import IsResearcherSomewhere
 from annotation_tasks.models import Project
 from annotation_tasks.services import fact_validation as fv
-from annotation_tasks.services.validation import ValidationInputError
 
 MAX_PAGE = 200
 
@@ -57,7 +56,7 @@ class FactValidationView(APIView):
         base = fv.decided_facts().filter(response__project=project)
         try:
             matching = fv.filter_facts(base, spec)
-        except ValidationInputError as exc:
+        except fv.ValidationInputError as exc:
             raise ValidationError({exc.field: exc.message}) from exc
         size = _page(request, "page_size", 50, MAX_PAGE)
         page = _page(request, "page", 1, 10**6)
@@ -82,6 +81,6 @@ class FactDecisionView(APIView):
         fact = get_object_or_404(fv.decided_facts(), pk=fact_id, response__project=project)
         try:
             row = fv.decide(fact, request.data, request.user)
-        except ValidationInputError as exc:
+        except fv.ValidationInputError as exc:
             raise ValidationError({exc.field: exc.message}) from exc
         return Response({"fact": row, "counts": fv.counts(fv.decided_facts().filter(response__project=project))})

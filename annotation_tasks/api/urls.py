@@ -24,6 +24,7 @@ from annotation_tasks.api.review import (
     AssignmentReviewView,
     WorkerReviewView,
 )
+from annotation_tasks.api.scoring import ScoringView
 from annotation_tasks.api.work_views import DraftView, NextUnitView, SubmitView, UnitView
 from annotation_tasks.api.workers import WorkerViewSet
 
@@ -61,6 +62,8 @@ urlpatterns: list = [
     path("projects/<int:project_id>/fact-validation/", FactValidationView.as_view(), name="fact-validation"),
     path("projects/<int:project_id>/fact-validation/<int:fact_id>/", FactDecisionView.as_view(),
          name="fact-validation-decide"),
+    # Automatic scoring from the dashboard (api/scoring.py): scorers, scores present, start a score Job.
+    path("projects/<int:project_id>/scoring/", ScoringView.as_view(), name="project-scoring"),
     # The protocols' manifest (api/protocols.py): what the dashboard offers per protocol.
     path("protocols/", ProtocolsView.as_view(), name="protocols"),
     path("", include(router.urls)),

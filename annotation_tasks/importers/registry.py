@@ -54,6 +54,11 @@ IMPORTERS: dict[str, ImportFormat] = {f.value: f for f in (
                  "annotation_tasks.services.imports:import_facts", (),
                  "Atomic facts made elsewhere, per response and sentence, onto this project's responses.",
                  suffixes=()),
+    ImportFormat("knowledge", "Knowledge source (JSONL of title, text)", "annotation_tasks.services.knowledge",
+                 "annotation_tasks.services.scoring_panel:import_knowledge_file", (),
+                 "Documents (e.g. the topics' Wikipedia pages; FActScore's format) cut into passages; the best "
+                 "passages for every atomic fact are retrieved for the scorers and the workers' reference panel.",
+                 suffixes=(".jsonl", ".json")),
     ImportFormat("labels-long", "Long-form crowd labels (CSV / JSONL)", "annotation_tasks.importers.labels_long",
                  "annotation_tasks.services.campaigns:import_labels", (),
                  "A past campaign's raw labels: item_id, worker_id, label and groupings, one row per label "
