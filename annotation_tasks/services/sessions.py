@@ -150,9 +150,11 @@ def _take(session: PlaceSession) -> Assignment | None:
         return None
     worker = session.worker
     if len({gold for _, gold in rows}) > 1:
-        from annotation_tasks.services.quality import gold_first
+        # attention checks: gold units mixed in at the batch's rate (settings["quality"]: gold_rate, and
+        # gold_rate_initial for a worker's first units), indistinguishable in the payload
+        from annotation_tasks.services.quality import gold_first, policy_for
 
-        ids = gold_first(worker, session.batch.project, rows)
+        ids = gold_first(worker, session.batch.project, rows, policy=policy_for(session.batch))
     else:
         ids = [uid for uid, _ in rows]
     units = {u.pk: u for u in Unit.objects.select_related("batch").filter(pk__in=ids)}

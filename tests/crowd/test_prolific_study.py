@@ -170,3 +170,28 @@ def test_studies_of_older_batches_one_per_unit_keep_working(client, fake_prolifi
     result = publishing.sync_batch(unit.batch)
     assert result.verified == 1
     assert Assignment.objects.get().verification == "verified"
+
+
+@pytest.mark.parametrize("rate", [1.0, 0.0])
+def test_attention_checks_come_at_the_batchs_gold_rate_and_look_like_any_unit(client, fake_prolific, rate):
+    """Gold units are mixed into a place at the batch's own rate (settings["quality"]), and the unit payload a
+    participant gets does not say which units are gold."""
+    units = make_unit(f"Attention {rate}", n_qas=1, n_responses=1, wanted=1, provider="prolific", n_sources=6)
+    gold = {u.pk for u in units[1::2]}
+    Unit.objects.filter(pk__in=[u.pk for u in units]).update(is_gold=False)
+    Unit.objects.filter(pk__in=gold).update(is_gold=True)
+    batch = units[0].batch
+    batch.settings = {"quality": {"gold_rate": rate, "gold_rate_initial": rate, "gold_initial_units": 0}}
+    batch.save()
+    publishing.publish_batch(batch, reward="1.00", assignments_per_unit=1, units_per_place=3)
+    batch.refresh_from_db()
+    payloads = []
+
+    def label(c, token):
+        payloads.append(c.get(f"/api/work/{token}/unit").content.decode())
+        label_everything(c, token)
+
+    _s, done, _page = work_through_place(client, fake_prolific, batch, "ATTENTIVE", label)
+    assert len(done) == 3
+    assert set(done) == (gold if rate == 1.0 else {u.pk for u in units} - gold)
+    assert not any("gold" in p.lower() for p in payloads)
