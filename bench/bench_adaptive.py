@@ -19,7 +19,14 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from annotation_tasks.analysis.adaptive import cheapest_at, fixed_budget, simulate, sweep  # noqa: E402
+from annotation_tasks.analysis.adaptive import (  # noqa: E402
+    cheapest_at,
+    fit_posteriors,
+    fixed_budget,
+    simulate,
+    simulate_posterior,
+    sweep,
+)
 from annotation_tasks.scoring.embedded import DEFAULT_COEFFICIENTS  # noqa: E402
 from annotation_tasks.scoring.registry import get_scorer  # noqa: E402
 from annotation_tasks.scoring.training import train_embedded  # noqa: E402
@@ -27,6 +34,37 @@ from annotation_tasks.scoring.training import train_embedded  # noqa: E402
 DEV = Path(__file__).resolve().parent.parent.parent / "shared" / "data" / "qasem_consistency" / "dev.jsonl"
 MARGINS = (0.0, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.45, 0.5)
 TARGETS = (100.0, 99.0, 98.0, 97.0, 95.0)
+THRESHOLDS = (0.95, 0.96, 0.965, 0.9675, 0.97, 0.9725, 0.975, 0.98, 0.985, 0.99)
+
+
+def datasets_of(path: Path) -> np.ndarray:
+    rows = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if line.strip():
+            record = json.loads(line)
+            rows += [record["dataset"] for qa in record["qas"] if qa.get("annotations")]
+    return np.array(rows, dtype=object)
+
+
+def posterior_policy(votes: np.ndarray, scores: np.ndarray, datasets: np.ndarray, sources: np.ndarray
+                     ) -> dict[str, object]:
+    """The posterior policy (one model per dataset, fitted on dev) over THRESHOLDS, the cheapest at each target,
+    and the same cross-fitted: models fitted on four fifths of the sources, replayed on the fifth left out."""
+    from sklearn.model_selection import GroupKFold
+
+    models = fit_posteriors(votes, scores, datasets)
+    results = [simulate_posterior(votes, scores, models, t, groups=datasets) for t in THRESHOLDS]
+    folds = list(GroupKFold(n_splits=5).split(votes, groups=sources))
+    fitted = [fit_posteriors(votes[train], scores[train], datasets[train]) for train, _ in folds]
+    crossfit = []
+    for t in THRESHOLDS:
+        parts = [simulate_posterior(votes[test], scores[test], m, t, groups=datasets[test])
+                 for (_, test), m in zip(folds, fitted, strict=True)]
+        labels = sum(p["labels"] for p in parts)
+        crossfit.append({"threshold": t, "labels": labels, "saved_pct": (1 - labels / votes.size) * 100.0,
+                         "agreement_pct": sum(p["agreement_pct"] * p["items"] for p in parts) / len(votes)})
+    return {"sweep": results, "cheapest": {str(t): cheapest_at(results, t) for t in TARGETS},
+            "crossfit": crossfit, "crossfit_cheapest": {str(t): cheapest_at(crossfit, t) for t in TARGETS}}
 
 
 def votes_of(path: Path) -> np.ndarray:
@@ -60,6 +98,8 @@ def main(argv: list[str] | None = None) -> int:
     }
     out = {"items": int(len(votes)), "fixed": [fixed_budget(votes, k) for k in (1, 2, 3)], "adaptive": {}}
     out["two_plus_one"] = simulate(votes, np.full(len(votes), 0.5), margin=0.5)
+    out["posterior"] = posterior_policy(votes, scores["embedded (out of fold)"], datasets_of(args.dev),
+                                        np.array([r["group"] for r in rows]))
     for name, s in scores.items():
         results = sweep(votes, s, MARGINS)
         out["adaptive"][name] = {"sweep": results,
@@ -83,6 +123,17 @@ def main(argv: list[str] | None = None) -> int:
             if r:
                 print(f"  >= {float(target):.0f}% agreement: margin {r['margin']:.2f}, {r['labels']:.0f} labels, "
                       f"{r['saved_pct']:.1f}% of the 3-per-QA labels saved")
+    post = out["posterior"]
+    print("\nposterior policy (embedded out of fold as the prior, one model per dataset)")
+    print("  threshold  saved%  agreement%  | cross-fitted by source: saved%  agreement%")
+    for r, c in zip(post["sweep"], post["crossfit"], strict=True):
+        print(f"  {r['threshold']:>9.4f}  {r['saved_pct']:>6.1f}  {r['agreement_pct']:>9.2f}  |  "
+              f"{c['saved_pct']:>27.1f}  {c['agreement_pct']:>9.2f}")
+    for name in ("cheapest", "crossfit_cheapest"):
+        r = post[name]["99.0"]
+        if r:
+            print(f"  {name}: >= 99% agreement at threshold {r['threshold']}: {r['saved_pct']:.1f}% saved, "
+                  f"{r['agreement_pct']:.2f}%")
     return 0
 
 

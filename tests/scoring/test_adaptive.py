@@ -52,3 +52,45 @@ def test_bad_shapes_are_refused():
         simulate(VOTES, np.array([0.5]))
     with pytest.raises(ValueError, match="first must lie"):
         simulate(VOTES, np.full(4, 0.5), first=4)
+
+
+# -- the posterior policy (routing by information) ------------------------------------------------------------
+
+from annotation_tasks.analysis.adaptive import PosteriorModel, fit_posteriors, route, simulate_posterior  # noqa: E402
+
+MODEL = PosteriorModel(a=1.0, b=0.0, supported=(8.0, 0.6), unsupported=(0.4, 3.0), cap=3)
+
+
+def test_two_agreeing_labels_fix_the_majority_whatever_the_prior():
+    prior = np.array([0.01, 0.99, 0.5])
+    assert MODEL.final_majority(np.array([2, 2, 2]), 2, prior) == pytest.approx([1, 1, 1])
+    assert MODEL.final_majority(np.array([0, 0, 0]), 2, prior) == pytest.approx([0, 0, 0])
+    assert MODEL.final_majority(np.array([2, 1, 0]), 3, prior) == pytest.approx([1, 0, 0])  # all drawn: tie rule
+
+
+def test_the_prior_moves_the_posterior_after_one_label():
+    one_yes = MODEL.final_majority(np.array([1, 1, 1]), 1, np.array([0.05, 0.5, 0.95]))
+    assert one_yes[0] < one_yes[1] < one_yes[2] and one_yes[2] > 0.97
+    assert MODEL.prior(np.array([0.5])) == pytest.approx([0.5])
+
+
+def test_routing_sends_labels_to_the_most_uncertain_open_items():
+    k, j = np.array([0, 0, 1, 2, 1]), np.array([0, 0, 1, 2, 2])
+    prior = np.array([0.5, 0.99, 0.5, 0.5, 0.5])
+    gain = MODEL.information_gain(k, j, prior)
+    assert gain[0] > gain[1] and gain[3] == pytest.approx(0, abs=1e-9)  # 2-0: fixed, nothing to learn
+    picked = route(k, j, prior, MODEL, 0.97, 2)
+    assert 3 not in picked and picked[0] in (0, 4) and len(picked) == 2
+    assert gain[4] >= gain[2]  # a 1-1 split: the next label decides
+
+
+def test_fitted_policy_on_simulated_crowds_saves_labels_at_full_agreement():
+    rng = np.random.default_rng(0)
+    truth = rng.random(600) < 0.6
+    votes = np.where(rng.random((600, 3)) < 0.95, truth[:, None], ~truth[:, None])
+    scores = np.clip(np.where(truth, 0.8, 0.2) + rng.normal(0, 0.1, 600), 0.01, 0.99)
+    models = fit_posteriors(votes, scores)
+    result = simulate_posterior(votes, scores, models, 0.97, permutations=5)
+    assert result["saved_pct"] > 50 and result["agreement_pct"] > 98
+    with pytest.raises(ValueError, match="no posterior model"):
+        simulate_posterior(votes, scores, models, 0.97, groups=np.full(600, "x"))
