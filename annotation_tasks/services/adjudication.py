@@ -154,16 +154,44 @@ def _level_table(t: int, tally: Tally, gold: dict[Key, str], authored: dict[int,
     })
 
 
-def queue_table(project: Project, counted: list[Tally] | None = None) -> tuple[pd.DataFrame, list[Tally]]:
-    """Every labelled item of the project with its majority and disagreement, unsorted, and the tallies
-    (whose rows give each item's vote counts), plus a `decided` column."""
-    counted = tallies(project) if counted is None else counted
+QUEUE_CACHE_SECONDS = 600
+
+
+def _items_table(project: Project, counted: list[Tally] | None) -> tuple[pd.DataFrame, list[Tally]]:
+    """The queue table without `decided`, and the tallies: built from the labels frame, or, for the project's
+    own tallies, kept in the cache while its labels are unchanged (reports.labels_version): a decision does not
+    change it, so an adjudicator's next page does not read a million labels again (issue 25)."""
+    if counted is not None:
+        return _build_items_table(project, counted)
+    import hashlib
+
+    from django.core.cache import cache
+
+    from annotation_tasks.services.reports import labels_version
+
+    key = f"factcrowd:queue-table:{project.pk}"
+    version = hashlib.sha1(labels_version(project).encode()).hexdigest()
+    kept = cache.get(key)
+    if kept is not None and kept[0] == version:
+        return kept[1], kept[2]
+    table, built = _build_items_table(project, tallies(project))
+    cache.set(key, (version, table, built), QUEUE_CACHE_SECONDS)
+    return table, built
+
+
+def _build_items_table(project: Project, counted: list[Tally]) -> tuple[pd.DataFrame, list[Tally]]:
     gold = project_gold(project)
     authored = _human_fact_authorship(project)
     parts = [_level_table(t, tally, gold, authored) for t, tally in enumerate(counted)]
     columns = ["level", "item_id", "aspect", "tally", "row", "n_votes", "majority", "tie", "minority_share", "gold",
                "gold_disagreement", "disagreement", "posterior", "ci_low", "ci_high", "origin", "workers_on_response"]
-    table = pd.concat(parts, ignore_index=True) if parts else pd.DataFrame({c: [] for c in columns})
+    return (pd.concat(parts, ignore_index=True) if parts else pd.DataFrame({c: [] for c in columns})), counted
+
+
+def queue_table(project: Project, counted: list[Tally] | None = None) -> tuple[pd.DataFrame, list[Tally]]:
+    """Every labelled item of the project with its majority and disagreement, unsorted, and the tallies
+    (whose rows give each item's vote counts), plus a `decided` column (read fresh: decisions are not cached)."""
+    table, counted = _items_table(project, counted)
     decided = pd.DataFrame(
         list(AdjudicatedLabel.objects.filter(project=project).values_list("level", "unit_id", "span_id", "qa_id",
                                                                          "fact_id", "aspect")),
