@@ -177,7 +177,7 @@ def main() -> int:
     def measure(name: str, url: str, *, method: str = "get", body: dict | None = None, stream: bool = False,
                 repeat: int | None = None, target_ms: float = 200) -> Any:
         times, first, size, answer = [], [], 0, None
-        rss0 = rss_mb()
+        rss0, peak0 = rss_mb(), resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
         for _ in range(repeat or args.repeat):
             gc.collect()
             t0 = time.perf_counter()
@@ -193,7 +193,9 @@ def main() -> int:
             times.append((time.perf_counter() - t0) * 1000)
             assert answer.status_code < 400, (url, answer.status_code, answer.content[:300])
         row = {"figure": name, "median_ms": round(statistics.median(times), 1), "bytes": size,
-               "rss_growth_mb": round(rss_mb() - rss0, 1), "load": [round(x, 2) for x in os.getloadavg()],
+               "rss_growth_mb": round(rss_mb() - rss0, 1),
+               "peak_rss_growth_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024 - peak0, 1),
+               "load": [round(x, 2) for x in os.getloadavg()],
                "target_ms": target_ms}
         if first:
             row["first_byte_ms"] = round(statistics.median(first), 1)
@@ -211,6 +213,11 @@ def main() -> int:
     one = Worker.objects.filter(assignments__unit__project=project).first()
     print(f"project {project.name} (id {p}): {n_resp} responses, {qas} QAs, {workers} workers; "
           f"{connection.vendor}; repeat {args.repeat}", flush=True)
+    from django.core.cache import cache
+
+    cache.clear()
+    measure("workers page 1 (cold: metrics computed)", f"/api/workers/?project={p}&page_size=50", repeat=1,
+            target_ms=1000)
     measure("workers page 1 (with metrics)", f"/api/workers/?project={p}&page_size=50")
     measure("workers last page (with metrics)", f"/api/workers/?project={p}&page_size=50&page=last")
     measure("workers search one external id", f"/api/workers/?project={p}&search={one.external_id}")
@@ -227,9 +234,11 @@ def main() -> int:
     measure("qas next page by cursor", f"/api/qas/?project={p}&page_size=25&ordering=id&cursor={cursor}")
     measure("units of a batch page 1", f"/api/units/?batch={project.batches.first().pk}&page_size=50")
     measure("assignments page 1 (-id)", f"/api/assignments/?project={p}&page_size=50&ordering=-id")
-    measure("adjudication queue summary", f"/api/projects/{p}/adjudication/queue/?summary=true", repeat=1,
+    measure("adjudication queue summary (cold)", f"/api/projects/{p}/adjudication/queue/?summary=true", repeat=1,
             target_ms=1000)
-    measure("adjudication queue page (limit 100)", f"/api/projects/{p}/adjudication/queue/?limit=100", repeat=1,
+    measure("adjudication queue summary (warm)", f"/api/projects/{p}/adjudication/queue/?summary=true",
+            target_ms=1000)
+    measure("adjudication queue page (limit 100)", f"/api/projects/{p}/adjudication/queue/?limit=100",
             target_ms=1000)
     measure("report summary (cold: builds)", f"/api/projects/{p}/report/?section=summary", repeat=1, target_ms=1000)
     measure("report summary (cached)", f"/api/projects/{p}/report/?section=summary", target_ms=1000)
