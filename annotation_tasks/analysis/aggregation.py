@@ -6,8 +6,8 @@ that a million labels aggregate in well under a second; nothing loops over items
 
 Tie rule (explicit, used everywhere a majority is taken): when several labels share the highest count,
 the one that comes first in the level's label order wins. The orders are not kept here: each protocol declares
-its levels' labels (annotation_tasks.protocols, LabelLevel.labels) and the services hand them over
-(use_label_orders, called by services.frames; or `orders=` on a call). Each order lists the *error* label first
+its levels' labels (annotation_tasks.protocols, LabelLevel.labels) and the app hands them over
+(analysis.vocabularies: apps.py gives the registry as provider; or `orders=` on a call). Each order lists the *error* label first
 (not_covered, not_supported, NS), so an item half of the workers flagged stays flagged: for consistency
 evaluation a missed error costs more than a false alarm. A level with no known order uses its observed labels,
 sorted. Pass tie="none" to get None for ties instead. With three workers and two categories (the QASem release)
@@ -22,21 +22,7 @@ from functools import cached_property
 import numpy as np
 import pandas as pd
 
-LabelOrders = Mapping[str, Sequence[str]]
-"""Label vocabularies per level; the position is the tie priority (first wins)."""
-_ORDERS: dict[str, tuple[str, ...]] = {}
-
-
-def use_label_orders(orders: LabelOrders) -> None:
-    """Make `orders` the vocabularies every call without `orders=` uses (services.frames hands over the
-    protocols' declared orders when it is imported: analysis stays free of Django and of the protocols)."""
-    _ORDERS.clear()
-    _ORDERS.update({level: tuple(labels) for level, labels in orders.items()})
-
-
-def label_orders() -> dict[str, tuple[str, ...]]:
-    """The vocabularies in use (use_label_orders)."""
-    return dict(_ORDERS)
+from annotation_tasks.analysis.vocabularies import LabelOrders, label_orders, use_label_orders  # noqa: F401
 
 MAJORITY_COLUMNS = ["level", "item_id", "majority", "n_labels", "votes", "tie"]
 
@@ -123,7 +109,7 @@ def categories_for(level: str | None, labels: Sequence[str] | np.ndarray,
     groupings (e.g. per dataset) and Fleiss' expected agreement sees the real category set.
     """
     observed = pd.unique(np.asarray(labels, dtype=object))
-    given = (_ORDERS if orders is None else orders).get(level or "")
+    given = (label_orders() if orders is None else orders).get(level or "")
     known = tuple(given) if given is not None else None
     if known is not None and set(observed) <= set(known):
         return known

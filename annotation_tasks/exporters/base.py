@@ -16,7 +16,7 @@ from django.db.models import Model, QuerySet
 
 from annotation_tasks.analysis.aggregation import majority_labels
 from annotation_tasks.models import Assignment
-from annotation_tasks.protocols import label_level
+from annotation_tasks.protocols import label_level, label_order
 
 CHUNK = 200
 
@@ -81,7 +81,7 @@ def majorities(rows: Iterable[tuple[str, int, int, Any]]) -> dict[tuple[str, int
     frame = pd.DataFrame(list(rows), columns=["level", "item_id", "worker_id", "label"])
     if frame.empty:
         return {}
-    out = majority_labels(frame)
+    out = majority_labels(frame, orders=label_order())  # the protocols' tie order, whoever imported what
     chosen = AGGREGATED.get()
     if chosen is not None:
         out["majority"] = [chosen.get((lv, int(i)), m) for lv, i, m in zip(
