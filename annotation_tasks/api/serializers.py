@@ -359,6 +359,9 @@ class CostEstimateSerializer(serializers.Serializer):
     publishable = serializers.BooleanField(help_text="Whether publishing would go ahead (rules and balance).")
     publish_blockers = PublishBlockerSerializer(many=True)
     hourly_rate = HourlyRateSerializer(required=False, allow_null=True)
+    places = serializers.IntegerField(required=False, allow_null=True,
+                                      help_text="One-study platforms: the places paid (units_per_place units each).")
+    units_per_place = serializers.IntegerField(required=False, allow_null=True)
 
 
 class UnitSerializer(serializers.ModelSerializer):

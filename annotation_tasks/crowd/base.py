@@ -114,9 +114,17 @@ class CostEstimate:
     total: Decimal
     currency: str = "USD"
     fee_rate: Decimal = Decimal("0")
+    places: int | None = None  # a one-study batch pays whole places of units_per_place units each
+    units_per_place: int | None = None
 
     def describe(self) -> str:
         """One line for a human about to confirm the spend."""
+        if self.places is not None:
+            return (
+                f"{self.units} units x {self.assignments_per_unit} assignments in {self.places} places of "
+                f"{self.units_per_place} units x {self.reward} {self.currency} = {self.total - self.fees} + fees "
+                f"{self.fees} ({self.fee_rate * 100:.0f}%) = {self.total} {self.currency}"
+            )
         return (
             f"{self.units} units x {self.assignments_per_unit} assignments x {self.reward} {self.currency}"
             f" = {self.total - self.fees} + fees {self.fees} ({self.fee_rate * 100:.0f}%) = {self.total} {self.currency}"

@@ -68,6 +68,16 @@ def estimate_batch(
     batch: Batch, provider: CrowdProvider, *, reward: Decimal, assignments_per_unit: int
 ) -> tuple[list[Unit], CostEstimate]:
     pending = list(batch.units.filter(provider_ref="").order_by("id"))
+    if provider.batch_study and pending:  # one study: whole places are paid, units_per_place units each
+        from dataclasses import replace
+
+        from annotation_tasks.services import sessions
+
+        per_place = sessions.units_per_place(batch)
+        places = sessions.places_needed(len(pending), assignments_per_unit, per_place)
+        paid = provider.estimate_cost(places * per_place, 1, money(reward))
+        return pending, replace(paid, units=len(pending), assignments_per_unit=assignments_per_unit, places=places,
+                                units_per_place=per_place)
     return pending, provider.estimate_cost(len(pending), assignments_per_unit, money(reward))
 
 
@@ -136,8 +146,9 @@ def publish_batch(
     """
     provider = provider or provider_for(batch, provider_name)
     reward = money(reward)
-    if options.get("estimated_minutes_per_unit"):  # the researcher's estimate, read by the fair-pay check
-        batch.settings = {**(batch.settings or {}), "estimated_minutes_per_unit": options["estimated_minutes_per_unit"]}
+    for key in ("estimated_minutes_per_unit", "units_per_place"):  # read by the fair-pay check and the estimate
+        if options.get(key):
+            batch.settings = {**(batch.settings or {}), key: options[key]}
     plan = check_publish(batch, reward=reward, assignments_per_unit=assignments_per_unit, provider=provider,
                          check_balance=check_balance)
     pending, estimate, balance = plan.pending, plan.estimate, plan.balance

@@ -17,9 +17,12 @@ pytestmark = pytest.mark.django_db
 
 def test_one_study_per_batch_carries_placeholders_code_places_reward_and_blocklist(fake_prolific):
     batch, units = make_units(7, provider="prolific")
-    publishing.publish_batch(batch, reward="1.25", assignments_per_unit=3, qualifications={"trained": 1},
-                             units_per_place=4)
+    result = publishing.publish_batch(batch, reward="1.25", assignments_per_unit=3, qualifications={"trained": 1},
+                                      units_per_place=4)
     batch.refresh_from_db()
+    # the estimate pays whole places: 6 places x 4 units x 1.25, not 7 x 3 x 1.25
+    assert (result.estimate.places, result.estimate.total - result.estimate.fees) == (6, Decimal("30.00"))
+    assert "in 6 places of 4 units" in result.estimate.describe()
     assert list(fake_prolific.studies) == [batch.provider_ref]
     assert {u.provider_ref for u in batch.units.all()} == {batch.provider_ref}
     study = fake_prolific.studies[batch.provider_ref]
