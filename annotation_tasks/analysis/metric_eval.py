@@ -249,6 +249,9 @@ def evaluate(items: pd.DataFrame, by: str | None = None, preferences: pd.DataFra
     out["systems"] = system_estimates(items, responding) if len(items) and "system" in items else None
     out["systems_calibrated"] = (system_estimates(items, responding, estimator_threshold)
                                  if estimator_threshold is not None and out["systems"] is not None else None)
+    from annotation_tasks.analysis.scorer_calibration import human_agreement
+
+    out["human_agreement"] = human_agreement(items, by) if len(items) else None  # kappa, ECE, bins per group
     if preferences is not None and len(preferences) and len(items):
         shares = response_shares(items).set_index("response_id")["faithfulness"]
         out["pairwise"] = pairwise_agreement(preferences, shares)

@@ -365,7 +365,7 @@ EVAL_GROUPINGS = ("dataset", "system")
 REPORT_GROUPINGS = ("dataset", "system", "split")
 
 
-def human_truth(project: Project, level: str, responses: pd.DataFrame) -> pd.DataFrame:
+def human_truth(project: Project, level: str, responses: pd.DataFrame, overrides: bool = True) -> pd.DataFrame:
     """item_id, response_id, supported per item with a human verdict: an expert's adjudicated label where there is
     one, else a quality-control gold label, else the majority (the analysis's tie rule). Facts follow FActScore's
     counting rule (analysis.factscore.counted_facts: IR and facts of irrelevant sentences are not supported)."""
@@ -390,7 +390,7 @@ def human_truth(project: Project, level: str, responses: pd.DataFrame) -> pd.Dat
         gold = {**dict(GoldLabel.objects.filter(fact__response__project=project).values_list("fact_id", "value")),
                 **dict(AdjudicatedLabel.objects.filter(project=project, level="fact").values_list("fact_id", "value"))}
         positive = "S"
-    if gold and len(truth):
+    if overrides and gold and len(truth):  # overrides=False: the crowd's verdict alone (the disagreement queue)
         override = truth["item_id"].map(gold)
         truth["supported"] = np.where(override.notna(), override.eq(positive), truth["supported"].astype(bool))
     return truth.assign(supported=truth["supported"].astype(bool))
@@ -417,6 +417,28 @@ def estimator_threshold(scorer: str, version: str) -> float | None:
     return float(entry["fact_threshold"]) if entry.get("version") == version else None
 
 
+def crowd_scorer_queue(project: Project, scorer: str, version: str | None, level: str, responses: pd.DataFrame,
+                       limit: int = 20, items: pd.DataFrame | None = None) -> dict[str, Any]:
+    """Where the scorer (score >= 0.5) and the crowd majority disagree, most confident disagreement first (the items
+    to adjudicate), and on the adjudicated ones how often the crowd and how often the scorer matched the expert."""
+    from annotation_tasks.analysis.scorer_calibration import disagreements, who_was_right
+    from annotation_tasks.models import AdjudicatedLabel
+
+    items = evaluation_items(project, scorer, version, level, responses) if items is None else items
+    crowd = human_truth(project, level, responses, overrides=False)[["item_id", "supported"]]
+    items = items.merge(crowd.rename(columns={"supported": "crowd"}), on="item_id", how="inner")
+    positive = "supported" if level == "qa" else "S"
+    decided = dict(AdjudicatedLabel.objects.filter(project=project, level=level)
+                   .values_list(f"{level}_id", "value"))
+    items = items.assign(adjudicated=[None if i not in decided else decided[i] == positive for i in items["item_id"]])
+    top = disagreements(items).head(limit)
+    return {**who_was_right(items), "queue": [
+        {"level": level, "item_id": int(r.item_id), "response_id": int(r.response_id), "score": float(r.score),
+         "crowd": "supported" if r.crowd else "not_supported", "disagreement": float(r.disagreement),
+         "adjudicated": None if r.adjudicated is None else bool(r.adjudicated)}
+        for r in top.itertuples()]}
+
+
 def evaluate_scorer(project: Project | str, scorer: str, by: str | None = None, version: str | None = None,
                     curves: bool = True) -> dict[str, Any]:
     """The meta-evaluation of one scorer version (the latest by default) against the project's human labels.
@@ -441,6 +463,8 @@ def evaluate_scorer(project: Project | str, scorer: str, by: str | None = None, 
         if len(items):
             levels[level] = evaluate(items, by=by, preferences=preferences, responding=responding, curves=curves,
                                      estimator_threshold=estimator_threshold(scorer, version) if level == "fact" else None)
+            levels[level]["crowd_vs_scorer"] = crowd_scorer_queue(project, scorer, version, level, responses,
+                                                                  items=items)
     # Ragas' WikiEval accuracy needs no item labels: the metric's faithfulness per answer against the humans' pairs
     ragas = ragas_agreement(preferences, metric_faithfulness(scores_frame(project, scorer, version)))
     if not levels and not ragas:

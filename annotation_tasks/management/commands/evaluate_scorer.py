@@ -53,6 +53,15 @@ class Command(BaseCommand):
                 self.stdout.write(f"  system {s['system']}: human {_fmt(s['human'])} metric {_fmt(s['metric'])} "
                                   f"error {_fmt(s['error'])}")
             self.stdout.write(f"ranking kept: {systems['ranking_kept']}")
+        agreement = (result.get("human_agreement") or {}).get("all")
+        if agreement:
+            self.stdout.write(f"against the humans at {agreement['threshold']}: Cohen's kappa "
+                              f"{_fmt(agreement['kappa'], 3)}, ECE {_fmt(agreement['ece'], 3)}")
+        versus = result.get("crowd_vs_scorer")
+        if versus:
+            self.stdout.write(f"scorer vs crowd majority: {versus['disagreements']} disagreements, "
+                              f"{versus['adjudicated']} adjudicated: crowd right {versus['crowd_right']}, scorer "
+                              f"right {versus['scorer_right']} ({_fmt(versus['scorer_right_pct'])}%)")
         calibrated = result.get("systems_calibrated")
         if calibrated and calibrated["systems"]:
             for s in calibrated["systems"]:

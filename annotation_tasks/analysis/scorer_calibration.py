@@ -1,0 +1,57 @@
+"""Every scorer against the humans, past BAcc and AUC: calibration (ECE and the reliability bins), Cohen's kappa with
+the human verdict at the decision threshold, per group; and where the scorer and the crowd disagree, who was right.
+
+Items: one row per item with `supported` (the human verdict: adjudicated, else gold, else the crowd majority),
+`score`, and for the disagreement queue `crowd` (the crowd majority alone, True = supported) and `adjudicated`
+(the expert's verdict, None where no expert decided). Pure: frames in, dicts out.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from annotation_tasks.analysis.agreement import cohen_kappa
+from annotation_tasks.analysis.metric_eval import THRESHOLD, calibration_bins, expected_calibration_error
+
+
+def agreement_at(supported: pd.Series | np.ndarray, score: pd.Series | np.ndarray,
+                 threshold: float = THRESHOLD) -> dict[str, Any]:
+    """items, Cohen's kappa of (score >= threshold) with the human verdict, ECE and the reliability bins."""
+    y = np.asarray(supported, dtype=bool)
+    s = np.asarray(score, dtype=float)
+    bins = calibration_bins(y, s)
+    kappa = cohen_kappa(y.tolist(), (s >= threshold).tolist(), labels=[False, True]) if len(y) else None
+    return {"items": int(len(y)), "threshold": threshold, "kappa": kappa, "ece": expected_calibration_error(bins),
+            "bins": bins}
+
+
+def human_agreement(items: pd.DataFrame, by: str | None = None, threshold: float = THRESHOLD) -> dict[str, Any]:
+    """{"all": agreement_at, "by_group": {group: agreement_at}} (by_group empty without a grouping)."""
+    out: dict[str, Any] = {"all": agreement_at(items["supported"], items["score"], threshold), "by_group": {}}
+    if by is not None and by in items:
+        for key, group in items.groupby(items[by].fillna("").astype(str), sort=True):
+            out["by_group"][str(key)] = agreement_at(group["supported"], group["score"], threshold)
+    return out
+
+
+def disagreements(items: pd.DataFrame, threshold: float = THRESHOLD) -> pd.DataFrame:
+    """Items where the scorer's verdict (score >= threshold) differs from the crowd majority, the most confident
+    disagreement first (|score - crowd|): the queue an adjudicator should look at."""
+    crowd = items["crowd"].astype(bool)
+    differ = (items["score"] >= threshold) != crowd
+    out = items[differ].assign(disagreement=(items["score"] - crowd.astype(float)).abs()[differ])
+    return out.sort_values(["disagreement", "item_id"], ascending=[False, True], kind="stable")
+
+
+def who_was_right(items: pd.DataFrame, threshold: float = THRESHOLD) -> dict[str, Any]:
+    """On adjudicated items where the scorer and the crowd majority disagree: how often each matched the expert
+    (SAFE reported its scorer winning 76% of such disagreements with crowd workers)."""
+    split = disagreements(items, threshold)
+    decided = split[split["adjudicated"].notna()]
+    n = int(len(decided))
+    crowd_right = int((decided["crowd"].astype(bool) == decided["adjudicated"].astype(bool)).sum())
+    return {"disagreements": int(len(split)), "adjudicated": n, "crowd_right": crowd_right,
+            "scorer_right": n - crowd_right,
+            "scorer_right_pct": (n - crowd_right) / n * 100.0 if n else None}
