@@ -98,7 +98,8 @@ def _uncertainty(labels: pd.DataFrame, aggregation: Sequence[str], who: dict[int
     if labels.empty:
         return None
     model = next((m for m in aggregation if m in UNCERTAINTY_MODELS and m != "majority"), "majority")
-    section = uncertainty_summary(estimate_uncertainty(labels[["level", "item_id", "worker_id", "label"]], model))
+    section = uncertainty_summary(estimate_uncertainty(labels[["level", "item_id", "worker_id", "label"]], model,
+                                                       with_soft=False))
     section["workers"] = _named_workers(section["workers"], who)  # type: ignore[arg-type]
     return section
 
