@@ -1,9 +1,22 @@
 // The protocol form reads the server's manifest (tests/fixtures/manifest.json is `manage.py protocols --json`;
 // tests/protocols/test_manifest.py keeps it equal to the server's): no step list of its own.
-import { describe, expect, it } from 'vitest'
-import { mount } from '@vue/test-utils'
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
+import { flushPromises, mount } from '@vue/test-utils'
 import ProtocolForm from '../src/dashboard/components/ProtocolForm.vue'
+import DataView from '../src/dashboard/views/DataView.vue'
+import Exports from '../src/dashboard/views/Exports.vue'
+import { setManifest } from '../src/dashboard/manifest.js'
 import manifest from './fixtures/manifest.json'
+
+// the views' own requests (lists, export-formats) answer empty; the manifest is the fixture
+beforeEach(() => {
+  setManifest(manifest)
+  vi.stubGlobal('fetch', vi.fn(async (url) => {
+    void url
+    return new Response(JSON.stringify({ count: 0, results: [], unavailable: {}, scorers: [] }), { status: 200 })
+  }))
+})
+afterEach(() => vi.unstubAllGlobals())
 
 const form = (protocol) => mount(ProtocolForm, { props: { initial: { name: 'p', protocol }, manifest } })
 const submitted = async (w) => {
@@ -49,14 +62,26 @@ describe('ProtocolForm with the manifest', () => {
 
 describe('Exports with the manifest', () => {
   it('lists every export the server declares, each protocol\'s own first, with its options', async () => {
-    const { setManifest } = await import('../src/dashboard/manifest.js')
-    const Exports = (await import('../src/dashboard/views/Exports.vue')).default
-    setManifest(manifest)
     const w = mount(Exports, { props: { project: { id: 3 } } })
+    await flushPromises()
     const shown = w.findAll('code').map((c) => c.text())
     expect(shown).toEqual(manifest.exports.filter((e) => !e.dataset).concat(manifest.exports.filter((e) => e.dataset)).map((e) => e.value))
     const withoutMajority = w.findAll('a').filter((a) => a.text() === 'without majority')
     expect(withoutMajority.map((a) => new URL(a.attributes('href'), 'http://x').searchParams.get('export_format')))
       .toEqual(manifest.exports.filter((e) => e.options.includes('no_majority')).map((e) => e.value))
+  })
+})
+
+describe('DataView upload form with the manifest', () => {
+  it('offers every import format the server registers and asks for a format\'s own fields', async () => {
+    const w = mount(DataView, { props: { project: { id: 5 } } })
+    await flushPromises()
+    const select = w.find('select[name=format]')
+    expect(select.findAll('option').map((o) => o.element.value)).toEqual(manifest.importers.map((i) => i.value))
+    for (const i of manifest.importers) {
+      await select.setValue(i.value)
+      expect(w.find('input[placeholder="file name"]').exists()).toBe(i.fields.includes('system'))
+    }
+    w.unmount()
   })
 })
