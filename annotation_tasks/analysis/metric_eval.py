@@ -27,6 +27,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from annotation_tasks.analysis.agreement import cohen_kappa
+
 THRESHOLD = 0.5
 
 
@@ -239,6 +241,26 @@ def ragas_agreement(preferences: pd.DataFrame, metric_by_response: pd.Series) ->
     return out
 
 
+def agreement_at(supported: pd.Series | np.ndarray, score: pd.Series | np.ndarray,
+                 threshold: float = THRESHOLD) -> dict[str, Any]:
+    """items, Cohen's kappa of (score >= threshold) with the human verdict, ECE and the reliability bins."""
+    y = np.asarray(supported, dtype=bool)
+    s = np.asarray(score, dtype=float)
+    bins = calibration_bins(y, s)
+    kappa = cohen_kappa(y.tolist(), (s >= threshold).tolist(), labels=[False, True]) if len(y) else None
+    return {"items": int(len(y)), "threshold": threshold, "kappa": kappa, "ece": expected_calibration_error(bins),
+            "bins": bins}
+
+
+def human_agreement(items: pd.DataFrame, by: str | None = None, threshold: float = THRESHOLD) -> dict[str, Any]:
+    """{"all": agreement_at, "by_group": {group: agreement_at}} (by_group empty without a grouping)."""
+    out: dict[str, Any] = {"all": agreement_at(items["supported"], items["score"], threshold), "by_group": {}}
+    if by is not None and by in items:
+        for key, group in items.groupby(items[by].fillna("").astype(str), sort=True):
+            out["by_group"][str(key)] = agreement_at(group["supported"], group["score"], threshold)
+    return out
+
+
 def evaluate(items: pd.DataFrame, by: str | None = None, preferences: pd.DataFrame | None = None,
              responding: pd.Series | None = None, curves: bool = True,
              estimator_threshold: float | None = None) -> dict[str, Any]:
@@ -249,8 +271,6 @@ def evaluate(items: pd.DataFrame, by: str | None = None, preferences: pd.DataFra
     out["systems"] = system_estimates(items, responding) if len(items) and "system" in items else None
     out["systems_calibrated"] = (system_estimates(items, responding, estimator_threshold)
                                  if estimator_threshold is not None and out["systems"] is not None else None)
-    from annotation_tasks.analysis.scorer_calibration import human_agreement
-
     out["human_agreement"] = human_agreement(items, by) if len(items) else None  # kappa, ECE, bins per group
     if preferences is not None and len(preferences) and len(items):
         shares = response_shares(items).set_index("response_id")["faithfulness"]

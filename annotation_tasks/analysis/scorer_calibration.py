@@ -9,31 +9,11 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
 import pandas as pd
 
-from annotation_tasks.analysis.agreement import cohen_kappa
-from annotation_tasks.analysis.metric_eval import THRESHOLD, calibration_bins, expected_calibration_error
+from annotation_tasks.analysis.metric_eval import THRESHOLD, agreement_at, human_agreement
 
-
-def agreement_at(supported: pd.Series | np.ndarray, score: pd.Series | np.ndarray,
-                 threshold: float = THRESHOLD) -> dict[str, Any]:
-    """items, Cohen's kappa of (score >= threshold) with the human verdict, ECE and the reliability bins."""
-    y = np.asarray(supported, dtype=bool)
-    s = np.asarray(score, dtype=float)
-    bins = calibration_bins(y, s)
-    kappa = cohen_kappa(y.tolist(), (s >= threshold).tolist(), labels=[False, True]) if len(y) else None
-    return {"items": int(len(y)), "threshold": threshold, "kappa": kappa, "ece": expected_calibration_error(bins),
-            "bins": bins}
-
-
-def human_agreement(items: pd.DataFrame, by: str | None = None, threshold: float = THRESHOLD) -> dict[str, Any]:
-    """{"all": agreement_at, "by_group": {group: agreement_at}} (by_group empty without a grouping)."""
-    out: dict[str, Any] = {"all": agreement_at(items["supported"], items["score"], threshold), "by_group": {}}
-    if by is not None and by in items:
-        for key, group in items.groupby(items[by].fillna("").astype(str), sort=True):
-            out["by_group"][str(key)] = agreement_at(group["supported"], group["score"], threshold)
-    return out
+__all__ = ["agreement_at", "disagreements", "human_agreement", "who_was_right"]
 
 
 def disagreements(items: pd.DataFrame, threshold: float = THRESHOLD) -> pd.DataFrame:
