@@ -14,13 +14,22 @@ import inspect
 from collections.abc import Iterable
 from functools import cache
 from importlib import import_module
+from importlib.util import find_spec
 
 from annotation_tasks.models import Unit
 from annotation_tasks.protocols.base import AnnotationProtocol, LabelLevel, Step, Vocabulary
 
 PACKAGE = "annotation_tasks.protocols"
-_PROTOCOLS: dict[str, str] = {mode: f"{PACKAGE}.{mode}.protocol" for mode in Unit.Mode.values}
-"""mode -> "package.module" (the class is the module's protocol of that mode) or "package.module:Class"."""
+
+
+def _packaged(mode: str) -> bool:
+    """Whether annotation_tasks/protocols/<mode>/protocol.py exists (found without importing it)."""
+    return find_spec(f"{PACKAGE}.{mode}") is not None and find_spec(f"{PACKAGE}.{mode}.protocol") is not None
+
+
+_PROTOCOLS: dict[str, str] = {mode: f"{PACKAGE}.{mode}.protocol" for mode in Unit.Mode.values if _packaged(mode)}
+"""mode -> "package.module" (the class is the module's protocol of that mode) or "package.module:Class". A mode
+without a folder is served by no protocol (its units show nothing to judge and refuse submissions)."""
 
 
 class UnknownProtocol(ValueError):

@@ -121,3 +121,12 @@ def test_the_dashboards_manifest_fixture_is_the_servers() -> None:
     fixture = Path(settings.BASE_DIR) / "frontend" / "tests" / "fixtures" / "manifest.json"
     assert json.loads(fixture.read_text(encoding="utf-8")) == _command_json(), (
         "stale fixture: run .venv/bin/python manage.py protocols -o frontend/tests/fixtures/manifest.json")
+
+
+def test_each_mode_with_a_folder_is_a_protocol_and_a_mode_without_one_is_none() -> None:
+    from annotation_tasks.protocols import registry
+
+    assert available_protocols() == [m for m in Unit.Mode.values if registry._packaged(m)] == list(Unit.Mode.values)
+    assert not registry._packaged("no_such_protocol")  # a Unit.Mode value added before its folder serves nothing
+    for mode in available_protocols():
+        assert type(get_protocol(mode)).__module__ == f"annotation_tasks.protocols.{mode}.protocol"
