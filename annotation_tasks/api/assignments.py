@@ -46,10 +46,11 @@ class AssignmentViewSet(viewsets.ReadOnlyModelViewSet):
     def get_queryset(self) -> QuerySet[Assignment]:
         user = self.request.user
         mine = Q(worker__user=user) if user.is_authenticated else Q(pk__in=[])
+        # no DISTINCT: every join here follows a foreign key (one row each), and a DISTINCT count over every
+        # column of 10^5 assignments was most of a page (issue 25)
         return (
             Assignment.objects.filter(Q(unit__project__in=researcher_projects(user)) | mine)
             .select_related("worker__user", "unit")
-            .distinct()
         )
 
     def _reviewable(self) -> Assignment:
