@@ -201,7 +201,8 @@ def main() -> int:
             row["first_byte_ms"] = round(statistics.median(first), 1)
         figures.append(row)
         extra = f" first byte {row['first_byte_ms']} ms" if first else ""
-        print(f"{name:<44} {row['median_ms']:>9.1f} ms{extra}  {size:>11,} B  rss +{row['rss_growth_mb']} MB  "
+        print(f"{name:<44} {row['median_ms']:>9.1f} ms{extra}  {size:>11,} B  rss +{row['rss_growth_mb']} MB "
+              f"(peak +{row['peak_rss_growth_mb']} MB)  "
               f"load {row['load'][0]:.2f}", flush=True)
         return answer
 
