@@ -234,6 +234,8 @@ class ProlificProvider(CrowdProvider):
         pid, study, session = query.get("PROLIFIC_PID", ""), query.get("STUDY_ID", ""), query.get("SESSION_ID", "")
         if not pid or not study or not session:
             return None
+        if not _SESSION_ID.fullmatch(pid):  # Prolific ids are short hex; nothing else reaches a Worker row
+            return None
         return EntryContext(
             worker_external_id=pid,
             provider_assignment_id=session,
