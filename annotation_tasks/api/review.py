@@ -45,7 +45,7 @@ class DecisionRequestSerializer(serializers.Serializer):
     item_id = serializers.IntegerField(help_text="The span, QA or fact id; the unit id for pairwise.")
     aspect = serializers.CharField(required=False, help_text="Pairwise only: consistency, faithfulness, relevance.")
     label = serializers.CharField(help_text="covered / not_covered, supported / not_supported, S / NS / IR, 1..5.")
-    reason = serializers.CharField()
+    reason = serializers.CharField(required=False, allow_blank=True, help_text="Why (optional).")
 
 
 class AssignmentReviewView(APIView):

@@ -386,7 +386,8 @@ def _target(project: Project, level: str, item_id: int, aspect: str) -> dict[str
 
 
 def parse_decision(project: Project, data: Any) -> dict[str, Any]:
-    """Check a decision body {level, item_id, aspect?, label, reason}: every error names its field."""
+    """Check a decision body {level, item_id, aspect?, label, reason?}: every error names its field. The reason is
+    optional (the dashboard offers preset ones on keys); when given it must be text, without NUL, not too long."""
     if not isinstance(data, Mapping):
         raise _bad("", "must be a JSON object")
     levels = adjudication_levels()
@@ -413,8 +414,10 @@ def parse_decision(project: Project, data: Any) -> dict[str, Any]:
     if label not in allowed:
         raise _bad("label", f"must be one of {', '.join(allowed)}")
     reason = _plain(data, "reason")
-    if not isinstance(reason, str) or not reason.strip():
-        raise _bad("reason", "say why: the decision is kept with its reason")
+    if reason is None:  # optional: the decision, its votes and its decider are kept either way
+        reason = ""
+    if not isinstance(reason, str):
+        raise _bad("reason", "must be text")
     if "\x00" in reason:
         raise _bad("reason", "must not contain NUL characters")
     if len(reason) > MAX_REASON:

@@ -1,5 +1,6 @@
 // The Adjudicate view's keyboard: j / k move, a label key picks the label and focuses the reason box without
-// typing itself, Enter there posts {level, item_id, label, reason} and moves to the next open item.
+// typing itself, Enter there posts {level, item_id, label, reason} (the reason optional; Shift+1..6 presets) and moves
+// to the next open item.
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { flushPromises, mount } from '@vue/test-utils'
 import Adjudicate from '../src/dashboard/views/Adjudicate.vue'
@@ -66,20 +67,30 @@ describe('Adjudicate keyboard', () => {
     w.unmount()
   })
 
-  it('refuses to confirm without a reason, and sends the aspect of a pairwise item', async () => {
+  it('confirms without a reason, puts a preset reason on Shift+digit, and sends the aspect of a pairwise item', async () => {
     const posts = []
     vi.stubGlobal('fetch', serve(posts))
     const w = mount(Adjudicate, { props: { project: { id: 5 } }, attachTo: document.body })
     await flushPromises()
-    key('j'); key('j'); await flushPromises()
+    key('s'); await flushPromises() // qa:1 supported, no reason
+    key('Enter', w.find('[data-testid=reason]').element); await flushPromises()
+    expect(posts).toEqual([{ level: 'qa', item_id: 1, label: 'supported', reason: '' }])
+    expect(current(w)).toBe('qa:2')
+    key('j'); await flushPromises()
     expect(current(w)).toBe('pairwise:9:consistency')
     key('3'); await flushPromises()
-    key('Enter', w.find('[data-testid=reason]').element); await flushPromises()
-    expect(posts).toEqual([])
-    expect(w.find('[data-testid=error]').text()).toContain('Say why')
-    await w.find('[data-testid=reason]').setValue('equal')
-    key('Enter', w.find('[data-testid=reason]').element); await flushPromises()
-    expect(posts).toEqual([{ level: 'pairwise', item_id: 9, aspect: 'consistency', label: '3', reason: 'equal' }])
+    const box = w.find('[data-testid=reason]')
+    const shift = (code, target) => target.dispatchEvent(new KeyboardEvent('keydown', { key: '!', code, shiftKey: true, bubbles: true, cancelable: true }))
+    await box.setValue('my own words')
+    expect(shift('Digit1', box.element)).toBe(true) // text of one's own: Shift+1 types, no preset replaces it
+    expect(box.element.value).toBe('my own words')
+    await box.setValue('')
+    expect(shift('Digit2', box.element)).toBe(false) // an empty box: the preset, and the key types nothing
+    await flushPromises()
+    expect(box.element.value).toBe('Not in the source')
+    expect(w.find('[data-testid=adj-preset].on').text()).toContain('Not in the source')
+    key('Enter', box.element); await flushPromises()
+    expect(posts.at(-1)).toEqual({ level: 'pairwise', item_id: 9, aspect: 'consistency', label: '3', reason: 'Not in the source' })
     w.unmount()
   })
 

@@ -105,7 +105,6 @@ def test_deciding_again_replaces_and_keeps_history(qasem_study, people) -> None:
     ({"level": "qa", "label": "S"}, "item_id"),
     ({"level": "qa", "item_id": "FIRST", "label": "covered"}, "label"),
     ({"level": "qa", "item_id": "FIRST", "label": ["supported"]}, "label"),
-    ({"level": "qa", "item_id": "FIRST", "label": "supported", "reason": "  "}, "reason"),
     ({"level": "qa", "item_id": "FIRST", "label": "supported", "reason": ["why"]}, "reason"),
     ({"level": "qa", "item_id": "FIRST", "label": "supported", "reason": "a\x00b"}, "reason"),
     ({"level": "qa", "item_id": "FIRST", "label": "supported", "reason": "x" * 2001}, "reason"),

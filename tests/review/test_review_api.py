@@ -100,7 +100,7 @@ def test_deciding_through_the_api(setup, people) -> None:
     ({"level": "qa", "item_id": [1, 2], "label": "supported", "reason": "r"}, "item_id"),
     ({"level": "qa", "item_id": {"id": 1}, "label": "supported", "reason": "r"}, "item_id"),
     ({"level": "qa", "item_id": "QA", "label": "S", "reason": "r"}, "label"),
-    ({"level": "qa", "item_id": "QA", "label": "supported"}, "reason"),
+    ({"level": "qa", "item_id": "QA", "label": "supported", "reason": ["why"]}, "reason"),
     ({"level": "pairwise", "item_id": "UNIT", "aspect": ["consistency"], "label": "2", "reason": "r"}, "aspect"),
     ({"level": 3, "item_id": "QA", "label": "supported", "reason": "r"}, "level"),
 ])
