@@ -34,7 +34,7 @@ from annotation_tasks.models import (
     UnitResponse,
 )
 from annotation_tasks.protocols import vocabulary
-from annotation_tasks.protocols.review import adjudication_levels, context_of, level_labels
+from annotation_tasks.protocols.review import adjudication_levels, context_of, level_labels, oriented
 from annotation_tasks.services import frames
 from annotation_tasks.services.review import Key, counted_votes, majority_of, project_gold, tie_order, worker_names
 
@@ -90,7 +90,10 @@ def tallies(project: Project) -> list[Tally]:
         order = tie_order("pairwise")
         pairs = pd.MultiIndex.from_arrays([prefs["unit_id"].astype(np.int64), prefs["aspect"].astype(str)])
         codes, keys = pd.factorize(pairs, sort=True)
-        score_codes = np.array([order.index(str(int(s))) for s in prefs["score"]], dtype=np.int64)
+        scores = [oriented(int(s), *(None if pd.isna(v) else int(v) for v in pair)) for s, *pair in zip(
+            prefs["score"], prefs["response_a_id"], prefs["response_b_id"], prefs["context_a"], prefs["context_b"],
+            strict=True)]  # from each pair's canonical side, as review shows and counts them
+        score_codes = np.array([order.index(str(s)) for s in scores], dtype=np.int64)
         flat = np.bincount(codes * len(order) + score_codes, minlength=len(keys) * len(order))
         out.append(Tally("pairwise", np.asarray(keys.get_level_values(0), dtype=np.int64),
                          np.asarray(keys.get_level_values(1), dtype=object), order,
@@ -167,7 +170,7 @@ def _items_table(project: Project, counted: list[Tally] | None) -> tuple[pd.Data
 
     from django.core.cache import cache
 
-    from annotation_tasks.services.reports import labels_version
+    from annotation_tasks.services.versions import labels_version
 
     key = f"factcrowd:queue-table:{project.pk}"
     version = hashlib.sha1(labels_version(project).encode()).hexdigest()

@@ -309,41 +309,14 @@ SECTIONS = ("summary", *TABLES)
 REPORT_CACHE_SECONDS = 600
 
 
-def labels_version(project: Project) -> str:
-    """Changes whenever the project's labels or items may have: work submitted or reviewed, an item added or
-    marked invalid, a gold label added (max ids and counts, one cheap aggregate per table)."""
-    from django.db.models import Count, Max, Q
-
-    from annotation_tasks.models import QA, GoldLabel, Response
-
-    parts = [
-        Assignment.objects.filter(unit__project=project).aggregate(
-            n=Count("pk"), m=Max("pk"), s=Max("submitted_at"), r=Max("reviewed_at"),
-            c=Count("pk", filter=Assignment.counted_q())),
-        Response.objects.filter(project=project).aggregate(n=Count("pk"), m=Max("pk")),
-        QA.objects.filter(response__project=project).aggregate(
-            n=Count("pk"), m=Max("pk"), i=Count("pk", filter=Q(validity=QA.Validity.INVALID))),
-        GoldLabel.objects.aggregate(n=Count("pk"), m=Max("pk")),
-    ]
-    return "|".join(str(sorted(p.items())) for p in parts)
-
-
-def report_version(project: Project) -> str:
-    """labels_version and the experts' decisions (the report's adjudication section reads them)."""
-    from django.db.models import Count, Max
-
-    from annotation_tasks.models import AdjudicatedLabel
-
-    decided = AdjudicatedLabel.objects.filter(project=project).aggregate(n=Count("pk"), m=Max("pk"))
-    return f"{labels_version(project)}|{sorted(decided.items())}"
-
-
 def cached_report(project: Project, by: str | None = None) -> dict[str, Any]:
     """build_report, kept in the cache while the project's data is unchanged (report_version): the summary and
     each table page read the same report without building it again."""
     import hashlib
 
     from django.core.cache import cache
+
+    from annotation_tasks.services.versions import report_version
 
     version = hashlib.sha1(report_version(project).encode()).hexdigest()
     key = f"factcrowd:report:{project.pk}:{by}:{version}"

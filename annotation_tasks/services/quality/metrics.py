@@ -86,7 +86,7 @@ def cached_metrics(project: Project) -> dict[int, dict[str, Any]]:
     and an active project's figures are at most that many seconds behind."""
     from django.core.cache import cache
 
-    from annotation_tasks.services.reports import report_version
+    from annotation_tasks.services.versions import report_version
 
     key = f"factcrowd:worker-metrics:{project.pk}"
     kept = cache.get(key)
