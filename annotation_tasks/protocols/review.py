@@ -69,9 +69,22 @@ def display_of(response: Response) -> Display:
     return Display(response.text, response.tokens or [])
 
 
+PAIR_FIELDS = ("response_a_id", "response_b_id", "context_a", "context_b")
+
+
+def oriented(score: int, response_a: int | None, response_b: int | None, context_a: int | None = None,
+             context_b: int | None = None) -> int:
+    """A pairwise score (1 = A much better) from the side of the pair's canonical A: the lower response id, or the
+    lower passage index. Sides are drawn per assignment (ragas), so two workers' scores of one comparison are
+    compared (majority, agreement, adjudication) only once oriented alike; review shows the pair in that order."""
+    first, second = (response_a, response_b) if response_a is not None and response_b is not None \
+        else (context_a, context_b)
+    return 6 - score if first is not None and second is not None and first > second else score
+
+
 def pairwise_context(unit_ids: list[int]) -> dict[int, dict[str, Any]]:
     """Per unit: its source, and per aspect what A and B are (two responses, or two of the source's passages
-    for Ragas' context relevance), as the first judgment of that aspect recorded them (display order)."""
+    for Ragas' context relevance) in the canonical order every vote is oriented to (`oriented`: lower id first)."""
     out: dict[int, dict[str, Any]] = {}
     for unit in Unit.objects.filter(pk__in=unit_ids).select_related("source"):
         passages = list(unit.source.passages or [])
@@ -79,14 +92,16 @@ def pairwise_context(unit_ids: list[int]) -> dict[int, dict[str, Any]]:
         for pref in PairwisePreference.objects.filter(unit=unit).select_related("response_a", "response_b").order_by("id"):
             if pref.aspect in compared:
                 continue
-            if pref.response_a_id is not None and pref.response_b_id is not None:
+            if pref.response_a is not None and pref.response_b is not None:
+                pair = sorted((pref.response_a, pref.response_b), key=lambda r: r.pk)
                 sides = [{"label": label, "kind": "response", "response_id": r.pk, "response": r.external_id,
                           "system": r.system, "text": display_of(r).text}
-                         for label, r in (("A", pref.response_a), ("B", pref.response_b)) if r is not None]
+                         for label, r in zip(("A", "B"), pair, strict=True)]
             else:
+                indices = sorted((pref.context_a, pref.context_b), key=lambda i: -1 if i is None else i)
                 sides = [{"label": label, "kind": "context", "index": i,
                           "text": passages[i] if i is not None and i < len(passages) else ""}
-                         for label, i in (("A", pref.context_a), ("B", pref.context_b))]
+                         for label, i in zip(("A", "B"), indices, strict=True)]
             compared[pref.aspect] = {"sides": sides}
         out[unit.pk] = {"source_text": Display(unit.source.text, unit.source.tokens or []).text,
                         "source_question": unit.source.question,

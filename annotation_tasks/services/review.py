@@ -26,7 +26,14 @@ from annotation_tasks.models import (
 )
 from annotation_tasks.models.adjudication import TARGET_FIELDS
 from annotation_tasks.protocols import UnknownProtocol, label_levels, payload, vocabulary
-from annotation_tasks.protocols.review import adjudication_levels, context_of, level_labels, review_for
+from annotation_tasks.protocols.review import (
+    PAIR_FIELDS,
+    adjudication_levels,
+    context_of,
+    level_labels,
+    oriented,
+    review_for,
+)
 from annotation_tasks.services import identity
 
 Key = tuple[str, int, str]  # (level, item id, aspect): aspect is "" except for pairwise (item id = unit id)
@@ -89,10 +96,10 @@ def label_rows(assignment_ids: Iterable[int]) -> list[tuple[int, Key, str]]:
                 "assignment_id", spec.item_field, spec.value_field
             ):
                 rows.append((a_id, (spec.name, item, ""), spec.label_of(value)))
-        for a_id, unit_id, aspect, score in PairwisePreference.objects.filter(assignment_id__in=ids).values_list(
-            "assignment_id", "unit_id", "aspect", "score"
+        for a_id, unit_id, aspect, score, *pair in PairwisePreference.objects.filter(assignment_id__in=ids).values_list(
+            "assignment_id", "unit_id", "aspect", "score", *PAIR_FIELDS
         ):
-            rows.append((a_id, ("pairwise", unit_id, aspect), str(score)))
+            rows.append((a_id, ("pairwise", unit_id, aspect), str(oriented(score, *pair))))
     return rows
 
 
@@ -117,10 +124,10 @@ def counted_votes(keys: Iterable[Key], *, exclude_worker: int | None = None) -> 
         qs = PairwisePreference.objects.filter(counted, unit_id__in=units)
         if exclude_worker is not None:
             qs = qs.exclude(assignment__worker_id=exclude_worker)
-        for unit_id, aspect, a_id, w_id, score in qs.order_by("assignment_id").values_list(
-            "unit_id", "aspect", "assignment_id", "assignment__worker_id", "score"
-        ):
-            out[("pairwise", unit_id, aspect)].append((a_id, w_id, str(score)))
+        for unit_id, aspect, a_id, w_id, score, *pair in qs.order_by("assignment_id").values_list(
+            "unit_id", "aspect", "assignment_id", "assignment__worker_id", "score", *PAIR_FIELDS
+        ):  # every score from the pair's canonical side: workers may have seen the pair either way round
+            out[("pairwise", unit_id, aspect)].append((a_id, w_id, str(oriented(score, *pair))))
     return out
 
 
@@ -237,9 +244,11 @@ def assignment_review(assignment: Assignment) -> dict[str, Any]:
     gold check, the other workers' votes and majority, and any adjudicated label; plus the summary."""
     unit = assignment.unit
     data, shown_now = payload.build(
-        unit, {"id": assignment.pk, "status": assignment.status, "mode": unit.mode, "preview": False}
+        unit, {"id": assignment.pk, "status": assignment.status, "mode": unit.mode, "preview": False},
+        assignment.shown,  # what was drawn for the worker (ragas' sides) stays as they saw it
     )
     data["draft"] = assignment.draft
+    data["draft_version"] = assignment.draft_version
     try:
         items = review_for(unit.mode).answers(assignment, data)
     except UnknownProtocol:

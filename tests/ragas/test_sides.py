@@ -65,3 +65,29 @@ def test_sides_are_drawn_per_assignment_and_the_analysis_maps_them_back(tmp_path
     assert randomised == pairwise_summary(pd.DataFrame(truth))
     wins = {r["aspect"]: r for r in randomised}
     assert wins and all(r["n_judgments"] == len(units) * WORKERS for r in wins.values())
+
+
+def test_two_workers_who_saw_a_pair_either_way_round_agree_in_review_and_adjudication(tmp_path: Path) -> None:
+    """The review's majority and the adjudication queue compare scores oriented to one side of each pair: two
+    workers who both prefer the grounded answer, shown on opposite sides, are unanimous (not 1 against 5)."""
+    from annotation_tasks.services import adjudication, review
+
+    import_wikieval(write_jsonl(tmp_path / "w.jsonl", [wikieval_row(0)]), "either way")
+    project = Project.objects.get(name="either way")
+    (unit,) = compose_units(Batch.objects.create(project=project, name="b"), assignments_wanted=2)
+    systems = dict(Response.objects.filter(project=project).values_list("id", "system"))
+    done = []
+    for k, swap in enumerate((False, True)):
+        worker, _ = Worker.objects.get_or_create(external_id=f"w{k}")
+        aspects = ("faithfulness", "answer_relevance", "context_relevance")
+        assignment = Assignment.objects.create(unit=unit, worker=worker, shown={"sides": dict.fromkeys(aspects, swap)})
+        (section,) = work.unit_payload(assignment)["plan"]
+        scores = [{"aspect": c["aspect"], "score": _score(c, systems)} for c in section["comparisons"]]
+        assert work.submit(assignment, {"labels": {"pairwise": scores}}).status == "submitted"
+        done.append(assignment)
+    raw = {(p.assignment_id, p.aspect): p.score for p in unit.preferences.all()}
+    assert {raw[(done[0].pk, a)] for a in ("faithfulness", "context_relevance")} != \
+        {raw[(done[1].pk, a)] for a in ("faithfulness", "context_relevance")}  # opposite sides, opposite raw scores
+    rows = review.assignment_review(done[1])["items"]
+    assert rows and all(r["agrees"] is True for r in rows)
+    assert adjudication.queue(project)["results"] == []  # unanimous: nothing to adjudicate

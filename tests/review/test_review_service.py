@@ -241,15 +241,16 @@ def test_ragas_units_are_reviewed_and_adjudicated_per_aspect(db) -> None:
 
     def scores(name):
         def build(payload):
+            # sides are drawn per assignment (issue 23 item 10): each worker means the same about the pair's
+            # canonical A (lower id / passage index) whichever side it was shown on
             (section,) = [s for s in payload["plan"] if s["kind"] == "ragas_pairwise"]
-            return {"pairwise": [{"aspect": c["aspect"], "score": 5 if name == "w3" else 2}
-                                 for c in section["comparisons"]]}
+            return {"pairwise": [{"aspect": c["aspect"], "score": (5 if name == "w3" else 2) if c["a"] < c["b"]
+                                  else (1 if name == "w3" else 4)} for c in section["comparisons"]]}
         return build
 
     done = {name: submit(unit, name, scores(name), 1000)[0] for name in ("w1", "w2", "w3")}
     rows = review.assignment_review(done["w3"])["items"]
-    assert {(r["aspect"], r["answer"]) for r in rows} == {
-        (p.aspect, str(p.score)) for p in done["w3"].preferences.all()}
+    assert {(r["aspect"], r["answer"]) for r in rows} == {(p.aspect, "5") for p in done["w3"].preferences.all()}
     assert all(r["others_majority"] == "2" and r["agrees"] is False for r in rows)
     queue = adjudication.queue(project)
     by_aspect = {r["aspect"]: r for r in queue["results"]}

@@ -7,7 +7,14 @@ from typing import Any
 
 from annotation_tasks.models import QA, AnswerSpan, Assignment, Unit
 from annotation_tasks.protocols.display import question
-from annotation_tasks.protocols.review import ProtocolReview, display_of, pairwise_context, response_part
+from annotation_tasks.protocols.review import (
+    PAIR_FIELDS,
+    ProtocolReview,
+    display_of,
+    oriented,
+    pairwise_context,
+    response_part,
+)
 
 
 class QASemReview(ProtocolReview):
@@ -33,9 +40,10 @@ class QASemReview(ProtocolReview):
                     "answer": None if got is None else ("supported" if got["supported"] else "not_supported"),
                     "derived_from_span": bool(got and got["derived_from_span"]), "note": got["note"] if got else "",
                 })
-        for aspect, score in assignment.preferences.order_by("aspect").values_list("aspect", "score"):
+        for aspect, score, *pair in assignment.preferences.order_by("aspect").values_list("aspect", "score",
+                                                                                         *PAIR_FIELDS):
             rows.append({"level": "pairwise", "item_id": assignment.unit_id, "aspect": aspect, "response_id": None,
-                         "answer": str(score)})
+                         "answer": str(oriented(score, *pair))})
         return rows
 
     def context(self, level: str, item_ids: list[int]) -> dict[int, dict[str, Any]]:
