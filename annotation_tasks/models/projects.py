@@ -59,6 +59,8 @@ class Project(models.Model):
     unit_caps = models.JSONField(
         default=default_unit_caps, blank=True, help_text="At most this many spans / qas / facts per unit."
     )
+    training_pass_mark = models.FloatField(
+        default=0.8, help_text="Share of training items a new worker must match to get main units (services.training).")
     members = models.ManyToManyField(
         settings.AUTH_USER_MODEL, through="ProjectMembership", related_name="factcrowd_projects", blank=True
     )

@@ -122,6 +122,9 @@ class Unit(models.Model):
     mode = models.CharField(max_length=20, choices=Mode.choices, default=Mode.QASEM)
     assignments_wanted = models.PositiveSmallIntegerField(default=3)
     is_gold = models.BooleanField(default=False)
+    is_training = models.BooleanField(
+        default=False, help_text="A training unit: new workers get it first and see the expert's labels after submit "
+                                 "(services.training); its items' expert labels are GoldLabels with an explanation.")
     status = models.CharField(max_length=20, choices=Status.choices, default=Status.OPEN)
     provider_ref = models.CharField(max_length=255, blank=True, help_text="e.g. the MTurk HITId")
     created_at = models.DateTimeField(auto_now_add=True)
@@ -257,12 +260,14 @@ class QualityDecision(models.Model):
         UNBLOCK = "unblock"
         GRANT_QUALIFICATION = "grant_qualification"
         REVOKE_QUALIFICATION = "revoke_qualification"
+        TRAINING = "training"  # the worker's training result in the project (passed or failed: metrics)
+        MESSAGE = "message"  # personal feedback sent to the worker through their provider
 
         @classmethod
         def on_worker(cls) -> tuple[QualityDecision.Action, ...]:
             """Actions a researcher takes on a worker (the rest act on one assignment)."""
             return (cls.QUALIFY, cls.WARN, cls.SOFT_BLOCK, cls.BLOCK, cls.UNBLOCK, cls.GRANT_QUALIFICATION,
-                    cls.REVOKE_QUALIFICATION)
+                    cls.REVOKE_QUALIFICATION, cls.TRAINING, cls.MESSAGE)
 
     class Status(models.TextChoices):
         PENDING = "pending"
