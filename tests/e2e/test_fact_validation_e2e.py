@@ -8,7 +8,7 @@ import pytest
 
 from annotation_tasks.models import AtomicFact
 from annotation_tasks.services.batches import publish_blockers
-from tests.e2e.helpers import new_token, open_unit, press, researcher_page, wait_for
+from tests.e2e.helpers import AXE_JS, axe_violations, new_token, open_unit, press, researcher_page, wait_for
 from tests.validation_gate.test_fact_validation import make_fact_project
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
@@ -26,7 +26,8 @@ def test_fact_validation_by_keyboard_then_workers_see_the_fix(live_server, new_p
     (gate,) = [b for b in publish_blockers(batch) if b.code == "undecided_facts"]
     assert gate.count == len(facts) == 6
 
-    expert = researcher_page(new_page, live_server.url, "expert")
+    # bypass_csp: only so that axe-core can be injected (the page's own scripts run under its CSP)
+    expert = researcher_page(new_page, live_server.url, "expert", bypass_csp=True)
     expert.goto(live_server.url + gate.link)
     expert.locator("tr.cursor[data-testid=fact-row]").wait_for()
     rows = expert.get_by_test_id("fact-row")
@@ -48,6 +49,8 @@ def test_fact_validation_by_keyboard_then_workers_see_the_fix(live_server, new_p
     wait_for(lambda: expert.get_by_test_id("fact-pending").inner_text() == "All decisions saved", what="saved")
     expert.locator(f"tr[data-fact='{facts[5].pk}'][data-validation=kept]").wait_for()
     shot(expert, "decided")
+    if AXE_JS.exists():
+        assert axe_violations(expert) == []
 
     assert [_validation(f.pk) for f in facts] == ["kept", "dropped", "fixed", "split", "kept", "kept"]
     fixed = AtomicFact.objects.get(edited_from=facts[2])

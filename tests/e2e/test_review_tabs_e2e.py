@@ -7,7 +7,7 @@ from django.contrib.auth import get_user_model
 
 from annotation_tasks.models import Assignment, ProjectMembership, Worker
 from annotation_tasks.services import work
-from tests.e2e.helpers import researcher_page
+from tests.e2e.helpers import AXE_JS, axe_violations, researcher_page
 from tests.work.builders import make_unit
 from tests.work.helpers import qasem_labels
 
@@ -30,7 +30,7 @@ def test_the_response_once_and_a_tab_per_worker(live_server, new_page, dashboard
         assignments.append(assignment)
     expert = get_user_model().objects.create_user("expert", password="pw")
     ProjectMembership.objects.create(project=unit.project, user=expert, role=ProjectMembership.Role.RESEARCHER)
-    page = researcher_page(new_page, live_server.url, "expert")
+    page = researcher_page(new_page, live_server.url, "expert", bypass_csp=True)  # bypass_csp: for axe-core only
     page.goto(f"{live_server.url}/#/p/{unit.project.pk}/review/{assignments[0].pk}")
     rows = page.get_by_test_id("review-item")
     rows.first.wait_for()
@@ -55,4 +55,6 @@ def test_the_response_once_and_a_tab_per_worker(live_server, new_page, dashboard
     assert other.get_by_test_id("review-other-answer").inner_text().strip() == "not_supported"
     assert "disagree" in (other.get_attribute("class") or "")
     shot(page, "review-tabs")
+    if AXE_JS.exists():
+        assert axe_violations(page) == []
     assert page.errors == []

@@ -7,7 +7,7 @@ import json
 import pytest
 
 from annotation_tasks.models import AtomicFact, ItemScore, KnowledgeSource, ProjectMembership
-from tests.e2e.helpers import researcher_page
+from tests.e2e.helpers import AXE_JS, axe_violations, researcher_page
 from tests.work.builders import make_unit
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
@@ -19,7 +19,7 @@ def test_score_and_upload_a_knowledge_source_from_the_data_view(live_server, new
     researcher = django_user_model.objects.create_user("res", password="pw")
     project = make_unit("Scoring card", protocol=["fact_labeling"], with_facts=True, n_qas=2, n_responses=1).project
     ProjectMembership.objects.create(project=project, user=researcher, role=ProjectMembership.Role.RESEARCHER)
-    page = researcher_page(new_page, live_server.url, "res")
+    page = researcher_page(new_page, live_server.url, "res", bypass_csp=True)  # bypass_csp: for axe-core only
     page.goto(f"{live_server.url}/#/p/{project.pk}/data")
     card = page.get_by_test_id("scoring-card")
     card.get_by_test_id("scorer").select_option("overlap")
@@ -37,4 +37,6 @@ def test_score_and_upload_a_knowledge_source_from_the_data_view(live_server, new
     assert card.get_by_test_id("facts-with-passages").inner_text() == f"{facts} facts have passages."
     assert KnowledgeSource.objects.filter(project=project, name="wiki").exists()
     shot(page, "scoring-card")
+    if AXE_JS.exists():
+        assert axe_violations(page) == []
     assert page.errors == []
