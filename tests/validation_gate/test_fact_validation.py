@@ -206,3 +206,21 @@ def test_the_factscore_export_keeps_the_splitters_facts_and_labels_the_fix(resea
     sentence = line["annotations"][0]
     assert [f["text"] for f in sentence["model-atomic-facts"]] == [f0.text, f1.text]
     assert [(f["text"], f["label"]) for f in sentence["human-atomic-facts"]] == [("Anna visited Paris.", "S")]
+
+
+def test_parsing_again_keeps_the_experts_decisions(researcher, client, django_capture_on_commit_callbacks):
+    from annotation_tasks.services import parsing
+    from tests.parser.test_parsing_service import _make_project
+
+    project = _make_project()
+    project.protocol = PROTOCOL
+    project.save()
+    ProjectMembership.objects.create(project=project, user=researcher, role=ProjectMembership.Role.RESEARCHER)
+    with django_capture_on_commit_callbacks(execute=True):
+        parsing.start_parse_job(project)
+    facts = list(AtomicFact.objects.filter(response__project=project).order_by("id"))
+    assert len(facts) >= 2
+    assert _decide(client, project, facts[0].pk, decision="drop").status_code == 200
+    with django_capture_on_commit_callbacks(execute=True):
+        parsing.start_parse_job(project)  # every response again
+    assert AtomicFact.objects.get(pk=facts[0].pk).validation == "dropped"  # not replaced by a new undecided fact
