@@ -23,7 +23,15 @@ from django.views.decorators.http import require_GET, require_http_methods
 from annotation_tasks.client_address import client_address
 from annotation_tasks.crowd import EntryContext, EntryVerdict, available_providers, get_provider
 from annotation_tasks.middleware import frameable
-from annotation_tasks.models import Assignment, Project, ProjectMembership, Unit, Worker, WorkerProjectStatus
+from annotation_tasks.models import (
+    Assignment,
+    Project,
+    ProjectMembership,
+    QualityDecision,
+    Unit,
+    Worker,
+    WorkerProjectStatus,
+)
 from annotation_tasks.services import identity, queue, work
 from annotation_tasks.services.local_workers import accept_invite, local_worker_for
 from annotation_tasks.services.tokens import (
@@ -236,9 +244,21 @@ def invite(request: HttpRequest, token: str) -> HttpResponse:
 def annotate(request: HttpRequest, project_id: int) -> HttpResponse:
     """/annotate/<project_id>/: asks POST /api/work/next for the annotator's next unit and opens it."""
     project = get_object_or_404(Project, pk=project_id)
-    if local_worker_for(request.user, project) is None:
+    worker = local_worker_for(request.user, project)
+    if worker is None:
         return _message(request, "Not invited", "You are not an annotator of this project.", 403)
-    return render(request, "annotation_tasks/annotate.html", {"project": project})
+    from annotation_tasks.services import training
+
+    feedback = training.latest_feedback(worker, Assignment.objects.filter(unit__project=project), request.GET.get("seen"))
+    if feedback is not None and feedback["result"] is None:  # the last lesson done: the verdict with its feedback
+        training.gate(worker, project, queue.local_units(project.pk))
+        feedback["result"] = training.result_of(worker, project.pk)
+    # personal feedback from the researchers (services.messages): the local provider delivers it here
+    notes = QualityDecision.objects.filter(worker=worker, project=project, action=QualityDecision.Action.MESSAGE,
+                                           status=QualityDecision.Status.DONE).order_by("-created_at")[:5]
+    return render(request, "annotation_tasks/annotate.html", {
+        "project": project, "feedback": feedback, "training": training.result_of(worker, project.pk),
+        "continue_url": f"{request.path}?seen={feedback['assignment']}" if feedback else "", "notes": notes})
 
 
 _FAVICON = Path(__file__).resolve().parent / "static" / "annotation_tasks" / "favicon.ico"

@@ -16,7 +16,7 @@ from annotation_tasks.crowd.entry import read_study_ref
 from annotation_tasks.middleware import frameable
 from annotation_tasks.models import Assignment, Batch, WorkerProjectStatus
 from annotation_tasks.pages import _message, _unverified_flood, _worker, element_page
-from annotation_tasks.services import sessions, work
+from annotation_tasks.services import sessions, training, work
 from annotation_tasks.services.tokens import assignment_token
 
 _VERIFICATION = {EntryVerdict.VERIFIED: Assignment.Verification.ADMITTED,
@@ -60,6 +60,13 @@ def study_entry(request: HttpRequest, ref: str) -> HttpResponse:
     if session.worker_id != worker.pk:
         return _message(request, "Not this study", "This session belongs to another participant.", 403)
     turn = sessions.next_turn(session)
+    # after a training unit's submit: the expert's labels and explanations first, then "Continue" to this turn
+    feedback = training.latest_feedback(worker, sessions.session_assignments(session), request.GET.get("seen"))
+    if feedback is not None:
+        query = request.GET.copy()
+        query["seen"] = str(feedback["assignment"])
+        return render(request, "annotation_tasks/training_feedback.html", {
+            "feedback": feedback, "continue_url": f"{request.path}?{query.urlencode()}"})
     if turn.assignment is not None:
         data, record = work.unit_payload_then_record(turn.assignment)
         return element_page(request, data, then=record, token=assignment_token(turn.assignment),
@@ -72,6 +79,13 @@ def study_entry(request: HttpRequest, ref: str) -> HttpResponse:
             "text": "Every unit of this study you could do has all the answers it needs. Please return the study "
                     "on the platform (you will not be penalised); thank you for your time."}, status=200)
     code, url = provider.completion(ctx, batch)
+    if turn.training_failed or (training.result_of(worker, batch.project_id) or {"passed": True}).get("passed") is False:
+        return render(request, "annotation_tasks/place_done.html", {
+            "title": "Thank you for doing the training",
+            "text": "Your answers did not reach the share of matches with the expert that this study needs, so we "
+                    "cannot offer you its main units. Your training work is paid: hand in your completion code on "
+                    "the platform. We appreciate your time.",
+            "code": code, "completion_url": url, "link_text": "Complete the study on the platform"})
     return render(request, "annotation_tasks/place_done.html", {
         "title": "Thank you, you are done",
         "text": "You have finished this study's units. Hand in your completion code on the platform.",

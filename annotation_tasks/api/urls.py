@@ -25,6 +25,7 @@ from annotation_tasks.api.review import (
     WorkerReviewView,
 )
 from annotation_tasks.api.scoring import ScoringView
+from annotation_tasks.api.training import TrainingView
 from annotation_tasks.api.work_views import DraftView, NextUnitView, SubmitView, UnitView
 from annotation_tasks.api.workers import WorkerViewSet
 
@@ -64,6 +65,8 @@ urlpatterns: list = [
          name="fact-validation-decide"),
     # Automatic scoring from the dashboard (api/scoring.py): scorers, scores present, start a score Job.
     path("projects/<int:project_id>/scoring/", ScoringView.as_view(), name="project-scoring"),
+    # Training units, expert labels and the pass mark (api/training.py); who passed.
+    path("projects/<int:project_id>/training/", TrainingView.as_view(), name="project-training"),
     # The protocols' manifest (api/protocols.py): what the dashboard offers per protocol.
     path("protocols/", ProtocolsView.as_view(), name="protocols"),
     path("", include(router.urls)),

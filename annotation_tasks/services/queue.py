@@ -201,9 +201,11 @@ def _annotator_query(project_id: int, user_id: int) -> QuerySet:
                                                  status__in=Worker.Status.blocked())
     # the same Worker services.local_workers.local_worker finds (the user's first, in Worker.Meta.ordering)
     worker_id = Worker.objects.filter(user_id=user_id).values("pk")[:1]
+    lessons = Unit.objects.filter(project=OuterRef("pk"), is_training=True)
     return (Project.objects.filter(pk=project_id)
-            .annotate(_member=Exists(member), _blocked=Exists(blocked), _worker_id=Subquery(worker_id))
-            .values_list("pk", "_member", "_blocked", "_worker_id"))
+            .annotate(_member=Exists(member), _blocked=Exists(blocked), _worker_id=Subquery(worker_id),
+                      _training=Exists(lessons))
+            .values_list("pk", "_member", "_blocked", "_worker_id", "_training"))
 
 
 _ANNOTATOR = OrmSql(_annotator_query, project_id=int, user_id=int)
@@ -216,9 +218,10 @@ def annotator_and_worker_in(user, project_id: int) -> tuple[Project | None, bool
     rows = _ANNOTATOR.rows(project_id=project_id, user_id=user.pk)
     if not rows:
         return None, False, False, None
-    pk, member, blocked, worker_id = rows[0]
+    pk, member, blocked, worker_id, lessons = rows[0]
     db = Project.objects.db
     project = Project.from_db(db, ["id"], [pk])
+    project.has_training_units = bool(lessons)  # read here so `next` asks no more on the hot path
     worker = Worker.from_db(db, ["id", "user_id"], [worker_id, user.pk]) if worker_id is not None else None
     return project, bool(user.is_superuser or member), bool(blocked), worker
 
@@ -246,7 +249,7 @@ def _candidates(project_id: int, worker_id: int, mode: str | None = None) -> Que
     pilots = (Q(assignments__worker__user__is_superuser=True)
               | Q(assignments__worker__user_id__in=researchers.values("user_id")))
     candidates = (
-        Unit.objects.filter(project_id=project_id, status=Unit.Status.OPEN)
+        Unit.objects.filter(project_id=project_id, status=Unit.Status.OPEN, is_training=False)
         # units of an MTurk / Prolific batch belong to that platform's workers: a local annotator taking
         # one would leave a platform worker who accepted the task with a full unit
         .filter(Q(batch__isnull=True) | Q(batch__provider=LOCAL_PROVIDER))
@@ -262,6 +265,8 @@ def _candidates(project_id: int, worker_id: int, mode: str | None = None) -> Que
     return candidates.order_by("id").values_list("id", "is_gold")[:_CANDIDATES]
 
 
+_HAS_TRAINING = OrmSql(lambda project_id: Unit.objects.filter(project_id=project_id, is_training=True)
+                       .order_by().values_list("pk")[:1], project_id=int)
 _CANDIDATES_ANY = OrmSql(_candidates, project_id=int, worker_id=int)
 _CANDIDATES_OF_MODE = OrmSql(_candidates, project_id=int, worker_id=int, mode=str)
 
@@ -316,6 +321,11 @@ _HELD_ANY = OrmSql(_held_query, worker_id=int, project_id=int, now=datetime)
 _HELD_OF_MODE = OrmSql(_held_query, worker_id=int, project_id=int, now=datetime, mode=str)
 
 
+def local_units(project_id: int) -> QuerySet[Unit]:
+    """The project's units the local queue serves: of local batches or of none."""
+    return Unit.objects.filter(project_id=project_id).filter(Q(batch__isnull=True) | Q(batch__provider=LOCAL_PROVIDER))
+
+
 def next_assignment(worker: Worker, project: Project, mode: str | None = None, *,
                     blocked: bool | None = None) -> Assignment | None:
     """The local annotator's next assignment in `project`: the one they hold, else a new one, else None.
@@ -337,6 +347,19 @@ def next_assignment(worker: Worker, project: Project, mode: str | None = None, *
             else _HELD_ANY.rows(worker_id=worker.pk, project_id=project.pk, now=now))
     if held:
         return Assignment.from_db(Assignment.objects.db, _ASSIGNMENT_FIELDS, held[0])
+    lessons = getattr(project, "has_training_units", None)
+    if lessons is None:
+        lessons = bool(_HAS_TRAINING.rows(project_id=project.pk))
+    if lessons:  # a new worker's first units are the training units
+        from annotation_tasks.services import training
+
+        lesson = training.gate(worker, project, local_units(project.pk))
+        if lesson.unit is not None:
+            unit = Unit.objects.select_related("batch").get(pk=lesson.unit.pk)
+            return Assignment.objects.filter(unit=unit, worker=worker, status=Assignment.Status.ASSIGNED).first() \
+                or _create(unit, worker)  # every new worker gets it, whatever its slots
+        if lesson.failed:
+            return None
 
     def attempt() -> tuple[Assignment | None, bool]:
         """(assignment, all candidates were locked by others)."""

@@ -24,6 +24,7 @@ from django.utils import timezone
 from annotation_tasks.crowd import CrowdProvider
 from annotation_tasks.crowd.base import HourlyRate, SubmissionRecord, SubmissionStatus
 from annotation_tasks.models import Assignment, Batch, PlaceSession, Unit, Worker
+from annotation_tasks.services import training
 
 DEFAULT_UNITS_PER_PLACE = 10
 DEFAULT_MINUTES_PER_UNIT = 3  # the researcher's estimate before any pilot, unless they give one
@@ -77,6 +78,7 @@ class Turn:
     finished: bool = False
     no_work: bool = False
     closed: bool = False  # the platform returned, timed out or rejected this place
+    training_failed: bool = False  # the worker did not reach the project's training pass mark: no main units
 
 
 def enter(batch: Batch, worker: Worker, session_id: str, verification: str) -> PlaceSession:
@@ -113,6 +115,13 @@ def next_turn(session: PlaceSession) -> Turn:
     limit = minutes_per_place(session.batch)
     if done >= units_per_place(session.batch) or (limit and now - session.started_at >= timezone.timedelta(minutes=limit)):
         return _finish(session)
+    lesson = training.gate(session.worker, session.batch.project, Unit.objects.filter(batch_id=session.batch_id))
+    if lesson.unit is not None:
+        return Turn(assignment=_train(session, lesson.unit))
+    if lesson.failed:  # paid for the training place (services.training.record approved it), no main units
+        finished = _finish(session)
+        finished.training_failed = True
+        return finished
     assignment = _take(session)
     if assignment is not None:
         return Turn(assignment=assignment)
@@ -130,13 +139,28 @@ def _finish(session: PlaceSession) -> Turn:
     return Turn(finished=True)
 
 
+def _train(session: PlaceSession, unit: Unit) -> Assignment:
+    """The participant's assignment of a training unit: every new worker gets it, whatever its slots."""
+    assignment, _ = Assignment.objects.get_or_create(
+        unit=unit, worker_id=session.worker_id, provider_assignment_id=f"{session.assignment_prefix()}{unit.pk}",
+        defaults={"expires_at": timezone.now() + queue_timeout(unit), "verification": session.verification})
+    return assignment
+
+
+def queue_timeout(unit: Unit) -> timezone.timedelta:
+    from annotation_tasks.services import queue
+
+    return queue.timeout_for(unit)
+
+
 def _candidate_ids(session: PlaceSession) -> list[tuple[int, bool]]:
     """Open units of the batch the worker has not had, with a slot free, oldest first (the count under the
     unit's lock in queue.assign decides)."""
     had = Assignment.objects.filter(worker_id=session.worker_id).values("unit_id")
     holding = Q(assignments__status__in=[s.value for s in _A.active()],
                 assignments__verification__in=Assignment.Verification.holds_slot())
-    rows = (Unit.objects.filter(batch_id=session.batch_id, status=Unit.Status.OPEN).exclude(pk__in=had)
+    rows = (Unit.objects.filter(batch_id=session.batch_id, status=Unit.Status.OPEN, is_training=False)
+            .exclude(pk__in=had)
             .annotate(n=Count("assignments", filter=holding)).filter(n__lt=F("assignments_wanted"))
             .order_by("id").values_list("id", "is_gold")[:_CANDIDATES])
     return [(uid, bool(gold)) for uid, gold in rows]
