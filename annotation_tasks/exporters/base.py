@@ -34,15 +34,26 @@ def iter_chunks(queryset: QuerySet, size: int = CHUNK) -> Iterator[list[Model]]:
 
 
 def counted_only(rows: list[tuple]) -> list[tuple]:
-    """Keep label rows (item id, assignment id, value) whose assignment counts (submitted or approved).
+    """Keep label rows (item id, assignment id, value) whose assignment counts (submitted or approved), one per
+    worker and item (the earliest assignment's; retest votes beside it).
 
     Assignment status is checked in a second query on the chunk's own assignment ids rather than joined:
     with the join, SQLite starts from the status index and walks every assignment of the database per chunk.
     """
     ids = {r[1] for r in rows}
     # rejected / returned work is not a label, nor is work its platform has not vouched for (Assignment.counted_q)
-    ok = set(Assignment.objects.filter(Assignment.counted_q(), pk__in=ids).values_list("pk", flat=True)) if ids else set()
-    return [r for r in rows if r[1] in ok]
+    found = list(Assignment.objects.filter(Assignment.counted_q(), pk__in=ids).values_list(
+        "pk", "worker_id", "unit__batch__settings__retest")) if ids else []
+    ok = {pk: worker for pk, worker, _retest in found}
+    retest = {pk for pk, _worker, flag in found if flag is True}
+    # one counted vote per worker per item: a second vote through another batch (stored before submit dropped
+    # such votes) is left out, unless it is a test-retest the researcher asked for (marked by retest_marks)
+    first: dict[tuple[Any, int], int] = {}
+    for r in rows:
+        if r[1] in ok and r[1] not in retest:
+            key = (r[0], ok[r[1]])
+            first[key] = min(first.get(key, r[1]), r[1])
+    return [r for r in rows if r[1] in ok and (r[1] in retest or first[(r[0], ok[r[1]])] == r[1])]
 
 
 def level_votes(level: str, item_ids: list[int]) -> list[tuple[str, int, int, Any]]:

@@ -74,3 +74,14 @@ def test_a_retest_batch_asks_again_and_the_export_marks_the_repeat(first_round):
     _submit(assignment)
     (line,) = _lines(project)
     assert line["workers"] == [worker.pseudonym_in(project.pk)] * 2 and line["retest"] == [False, True]
+
+
+def test_a_second_vote_already_stored_counts_once_in_the_exports(first_round):
+    """Votes stored twice before the fix (a database from an earlier version) still count once in every export."""
+    project, worker = first_round
+    again = _second_batch(project, "b2")
+    second = Assignment.objects.create(unit=again, worker=worker, status=Assignment.Status.SUBMITTED)
+    for label in QALabel.objects.filter(assignment__worker=worker).exclude(assignment=second):
+        QALabel.objects.create(assignment=second, qa=label.qa, supported=not label.supported)
+    (line,) = _lines(project)
+    assert line["workers"] == [worker.pseudonym_in(project.pk)] and len(line["votes"]) == 1
