@@ -189,6 +189,10 @@ CSP_EXEMPT_PATHS = env.list("CSP_EXEMPT_PATHS", default=["/api/docs/", "/admin/"
 
 # Rate limits (DRF throttling; a cache shared by all web processes in production: CACHE_URL, e.g. redis://...).
 CACHES = {"default": env.cache("CACHE_URL", default="locmemcache://")}
+# Redis down must not mean 500s on the login page, the token endpoint or a crowd entry: a redis:// cache falls back
+# to a local in-process cache with a logged warning while Redis cannot be reached (annotation_tasks.resilient_cache).
+if CACHES["default"]["BACKEND"] == "django.core.cache.backends.redis.RedisCache":
+    CACHES["default"]["BACKEND"] = "annotation_tasks.resilient_cache.FallbackRedisCache"
 LOGIN_RATE = env.str("LOGIN_RATE", default="10/min")  # failed logins per client address (pages and token)
 # Platform workers the platform cannot vouch for yet (MTurk before a submit) one client address may bring into one
 # project per hour; more get 429 (annotation_tasks.pages._unverified_flood). A worker seen before is not counted.
