@@ -44,6 +44,25 @@ class WorkerBonusSerializer(serializers.Serializer):
                                 help_text="Makes a second bonus of the same amount a new one (else a retry).")
 
 
+class WorkerMessageSerializer(serializers.Serializer):
+    project = serializers.IntegerField()
+    text = serializers.CharField(max_length=2000, help_text="Your message; the items where the worker differed from "
+                                                             "the adjudicated or expert label are listed after it.")
+    assignment = serializers.IntegerField(required=False, allow_null=True, default=None,
+                                          help_text="Only this assignment's items (else all their counted work).")
+
+
+def send_feedback(worker: Worker, project, text: str, assignment: Assignment | None) -> Response:
+    """services.feedback.send as an API answer: the logged decision, or a located 400."""
+    from annotation_tasks.services import feedback
+
+    try:
+        decision = feedback.send(worker, project, text, assignment=assignment)
+    except feedback.FeedbackError as exc:
+        raise ValidationError({"text" if str(exc).startswith("text") else "detail": str(exc)}) from exc
+    return Response(QualityDecisionSerializer(decision).data)
+
+
 @extend_schema_view(list=extend_schema(parameters=[
     OpenApiParameter("project", int, required=False, description="Workers of this project, with its metrics."),
     OpenApiParameter("status", str, required=False, description="The worker's status in the project(s)."),
@@ -200,6 +219,43 @@ class WorkerViewSet(ResearcherScopedMixin, viewsets.ReadOnlyModelViewSet):
     @action(detail=True, methods=["post"])
     def unblock(self, request: Request, pk: str | None = None) -> Response:
         return self._block(request, QualityDecision.Action.UNBLOCK)
+
+    @extend_schema(request=WorkerMessageSerializer, responses=QualityDecisionSerializer)
+    @action(detail=True, methods=["post"])
+    def message(self, request: Request, pk: str | None = None) -> Response:
+        """Send the worker personal feedback through their provider (Prolific Messages, MTurk NotifyWorkers; local
+        workers read it on their queue page), listing the items where they differed; logged as a decision."""
+        worker = self.get_object()
+        payload = WorkerMessageSerializer(data=request.data)
+        payload.is_valid(raise_exception=True)
+        project = researcher_project_or_404(request, payload.validated_data["project"])
+        if not worker.assignments.filter(unit__project=project).exists():
+            raise NotFound("This worker has not worked on that project.")
+        assignment = None
+        if payload.validated_data["assignment"] is not None:
+            assignment = worker.assignments.filter(unit__project=project, pk=payload.validated_data["assignment"]).first()
+            if assignment is None:
+                raise ValidationError({"assignment": "not this worker's assignment in this project"})
+        return send_feedback(worker, project, payload.validated_data["text"], assignment)
+
+    @extend_schema(responses={200: {"type": "object", "additionalProperties": True}}, parameters=[
+        OpenApiParameter("project", int, required=True),
+        OpenApiParameter("block", int, required=False, description="Units per block (default 10)."),
+    ])
+    @action(detail=True, methods=["get"], filter_backends=[], url_path="learning-curve", url_name="learning-curve")
+    def learning_curve(self, request: Request, pk: str | None = None) -> Response:
+        """The worker's accuracy against gold and adjudicated labels per block of units, in submission order."""
+        from annotation_tasks.services import feedback
+
+        worker = self.get_object()
+        project_id, block = request.query_params.get("project", ""), request.query_params.get("block", "10")
+        if not project_id.isdigit():
+            raise ValidationError({"project": "must be a project id"})
+        if not block.isdigit() or not 1 <= int(block) <= 1000:
+            raise ValidationError({"block": "must be a whole number from 1 to 1000"})
+        project = researcher_project_or_404(request, project_id)
+        return Response({"worker": worker.pk, "project": project.pk, "block": int(block),
+                         "curve": feedback.learning_curve(worker, project, int(block))})
 
     @extend_schema(responses=QualityDecisionSerializer(many=True), parameters=[
         OpenApiParameter("action", str, required=False, description="Filter by action (approve, block...)."),

@@ -273,6 +273,11 @@ class CrowdProvider(abc.ABC):
     @abc.abstractmethod
     def revoke_qualification(self, worker, qualification: str, reason: str = "") -> None: ...
 
+    def send_message(self, worker, subject: str, body: str, *, study_id: str = "") -> bool:
+        """Deliver a personal message to the worker (services.feedback): True when the platform took it, False when
+        FactCrowd shows it itself (the local annotator's queue page). A platform that cannot message raises."""
+        return False
+
     @abc.abstractmethod
     def close(self, batch) -> None:
         """Expire / close the batch's open work on the platform."""

@@ -490,6 +490,11 @@ class MTurkProvider(CrowdProvider):
         self._qual_types[name] = created["QualificationTypeId"]
         return self._qual_types[name]
 
+    def send_message(self, worker, subject: str, body: str, *, study_id: str = "") -> bool:
+        """NotifyWorkers (subject at most 200 characters, text at most 4096)."""
+        self._call("notify_workers", Subject=subject[:200], MessageText=body[:4096], WorkerIds=[worker.external_id])
+        return True
+
     def grant_qualification(self, worker, qualification: str, value: int = 1) -> None:
         self._call(
             "associate_qualification_with_worker",

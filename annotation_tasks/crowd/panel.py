@@ -25,6 +25,7 @@ from annotation_tasks.crowd.base import (
     EntryCheck,
     EntryContext,
     EntryVerdict,
+    ProviderError,
     SubmissionRecord,
     SubmissionStatus,
     money,
@@ -156,6 +157,9 @@ class PanelProvider(CrowdProvider):
 
     def unblock(self, worker, reason: str) -> None:
         pass
+
+    def send_message(self, worker, subject: str, body: str, *, study_id: str = "") -> bool:
+        raise ProviderError("this panel takes no messages through FactCrowd: write to the participant on the panel")
 
     def grant_qualification(self, worker, qualification: str, value: int = 1) -> None:
         pass

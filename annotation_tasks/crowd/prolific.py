@@ -550,6 +550,14 @@ class ProlificProvider(CrowdProvider):
     def revoke_qualification(self, worker, qualification: str, reason: str = "") -> None:
         self._members(self._qual_group(qualification), worker.external_id, False)
 
+    def send_message(self, worker, subject: str, body: str, *, study_id: str = "") -> bool:
+        """Prolific's Messages API (POST /messages/: recipient_id, body and study_id are all required)."""
+        if not study_id:
+            raise ProviderError("Prolific messages name the study they are about: the worker has no study here")
+        self._request("POST", "messages/", json={"recipient_id": worker.external_id, "body": f"{subject}\n\n{body}",
+                                                 "study_id": study_id})
+        return True
+
     def close(self, batch) -> None:
         for study_id in self._study_ids(batch):
             try:

@@ -6,6 +6,7 @@ and are admitted to main units, or paid for the training and told politely that 
 """
 from __future__ import annotations
 
+import json
 from io import StringIO
 from urllib.parse import urlparse
 
@@ -103,7 +104,7 @@ def test_the_management_command_marks_units(tmp_path):
 
     span = AnswerSpan.objects.filter(response__project=units[0].project).first()
     path = tmp_path / "labels.jsonl"
-    path.write_text('{"target": "span", "id": %d, "value": "not_covered", "explanation": "Not said."}\n' % span.pk)
+    path.write_text(json.dumps({"target": "span", "id": span.pk, "value": "not_covered", "explanation": "Not said."}))
     out = StringIO()
     call_command("training", project=units[0].project_id, units=str(units[1].pk), labels=str(path), pass_mark=0.5,
                  stdout=out)

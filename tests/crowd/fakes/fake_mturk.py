@@ -64,6 +64,7 @@ class FakeMTurk(LoopbackFake):
         self.bonuses: list[dict] = []
         self.blocks: dict[str, str] = {}
         self.qual_types: dict[str, dict] = {}
+        self.notified: list[dict] = []  # NotifyWorkers calls
         self.scores: dict[tuple[str, str], int] = {}
         self.calls: list[str] = []
         self.throttle_next = 0
@@ -339,6 +340,14 @@ class FakeMTurk(LoopbackFake):
             raise FakeError("ValidationException", "RequesterFeedback is required")
         a.update(AssignmentStatus="Rejected", RejectionTime=time.time(), RequesterFeedback=body["RequesterFeedback"])
         return {}
+
+    def op_NotifyWorkers(self, body: dict) -> dict:  # noqa: N802
+        if not body.get("Subject") or not body.get("MessageText") or not body.get("WorkerIds"):
+            raise FakeError("ValidationException", "Subject, MessageText and WorkerIds are required")
+        if len(body["Subject"]) > 200 or len(body["MessageText"]) > 4096 or len(body["WorkerIds"]) > 100:
+            raise FakeError("ValidationException", "Subject <= 200, MessageText <= 4096, at most 100 WorkerIds")
+        self.notified.append(body)
+        return {"NotifyWorkersFailureStatuses": []}
 
     def op_SendBonus(self, body: dict) -> dict:  # noqa: N802
         self._token(body, "bonus")

@@ -73,6 +73,7 @@ class FakeProlific(LoopbackFake):
         self.bonus_setups: dict[str, dict] = {}
         self.paid: list[dict] = []
         self.groups: dict[str, dict] = {}
+        self.messages: list[dict] = []  # POST /messages/ (Prolific's Messages API)
         self.requests: list[tuple[str, str]] = []
         self.blocked_at_publish: dict[str, set[str]] = {}
         self.too_many_next = 0
@@ -430,6 +431,13 @@ class FakeProlific(LoopbackFake):
                 self.balance_cents -= setup["total_amount"]
                 setup["paid"] = True
                 return 202, {}
+            if p == "/messages/" and method == "POST":
+                # Prolific's "Send a message": recipient_id, body and study_id are all required
+                missing = [k for k in ("recipient_id", "body", "study_id") if not body.get(k)]
+                if missing:
+                    return 400, {"error": {"detail": {k: ["This field is required."] for k in missing}}}
+                self.messages.append({k: body[k] for k in ("recipient_id", "body", "study_id")})
+                return 204, {}
             if p == "/participant-groups/" and method == "POST":
                 if not body.get("workspace_id") and not body.get("organisation_id"):
                     return 400, {"error": {"detail": "Either a workspace or organisation ID must be specified."}}
