@@ -195,7 +195,29 @@ def record(worker: Worker, project: Project, done: list[Assignment]) -> dict[str
             metrics=result)
         if not result["passed"]:
             Assignment.objects.filter(pk__in=[a.pk for a in done], status=_A.SUBMITTED).update(status=_A.APPROVED)
+    if result["passed"]:
+        _allow_list(worker, project)
     return result
+
+
+def qualification_name(project: Project) -> str:
+    """The platform qualification of workers who passed the project's training (on Prolific an allow-list
+    participant group, factcrowd-qual-<this>, usable as a filter of later studies)."""
+    return f"trained-project-{project.pk}"
+
+
+def _allow_list(worker: Worker, project: Project) -> None:
+    """Add a worker who passed to the platform's allow-list; a platform that fails is logged, not fatal (the
+    qualification in FactCrowd stands, and a researcher can grant it again from the workers page)."""
+    from annotation_tasks.crowd import ProviderError, get_provider
+
+    try:
+        provider = get_provider(worker.provider)
+        provider.grant_qualification(worker, qualification_name(project))
+    except (ProviderError, ValueError) as exc:
+        QualityDecision.objects.create(
+            worker=worker, project=project, action=QualityDecision.Action.GRANT_QUALIFICATION,
+            status=QualityDecision.Status.FAILED, reason=f"allow-list {qualification_name(project)}: {exc}"[:500])
 
 
 def latest_feedback(worker: Worker, assignments: QuerySet[Assignment], seen: str | None) -> dict[str, Any] | None:

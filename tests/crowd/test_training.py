@@ -203,3 +203,6 @@ def test_prolific_participants_train_first_in_their_place(client, fake_prolific)
     done = _continue(client, page).content.decode()
     assert "Thank you for doing the training" in done and 'data-testid="completion-code"' in done
     assert not Assignment.objects.filter(worker__external_id="BAD1", unit__is_training=False).exists()
+    # who passed is on the project's allow-list participant group, for later studies; who failed is not
+    (group,) = [g for g in fake_prolific.groups.values() if g["name"] == f"factcrowd-qual-trained-project-{batch.project_id}"]
+    assert group["participants"] == ["GOOD1"]
