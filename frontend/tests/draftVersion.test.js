@@ -1,7 +1,7 @@
 // Drafts carry a version (issue 23 item 4): the element names the version it saw in every save and in the submit,
 // and a stale tab's 409 stops its saves and is shown, never retried over the newer answers.
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
-import { ApiError, createApi, isStaleConflict } from '../src/annotator/api.js'
+import { ApiError, createApi } from '../src/annotator/api.js'
 import { createAutosave } from '../src/annotator/autosave.js'
 import { submitErrorMessage } from '../src/annotator/submission.js'
 
@@ -23,7 +23,6 @@ describe('draft versions', () => {
     const bodies = fetchImpl.mock.calls.slice(1).map(([, o]) => JSON.parse(o.body))
     expect(bodies[0]).toEqual({ draft: { a: 1 }, draft_version: 3 })
     expect(bodies[1]).toEqual({ labels: { spans: [] }, time_on_task_ms: 10, draft_version: 4 })
-    expect(api.draftVersion).toBe(4)
   })
   it("a stale tab's 409 stops its saves and says so; an already-submitted 409 stays 'closed'", async () => {
     const conflict = new ApiError(409, stale)
@@ -42,7 +41,6 @@ describe('draft versions', () => {
     expect(submitted.status).toBe('closed')
   })
   it('a refused submit of a stale tab is explained', () => {
-    expect(isStaleConflict(new ApiError(409, stale))).toBe(true)
     expect(submitErrorMessage(new ApiError(409, stale)).text).toMatch(/another tab/)
   })
 })

@@ -1,10 +1,5 @@
 // The element's only connection to the backend (docs/annotator-api.md).
 
-/** A 409 that says another tab or window saved this assignment since this page loaded (field draft_version). */
-export function isStaleConflict(err) {
-  return err instanceof ApiError && err.status === 409 && (err.body?.errors || []).some((e) => e.field === 'draft_version')
-}
-
 export class ApiError extends Error {
   /** retryAfterMs: the answer's Retry-After in milliseconds (503 database_unavailable, 429), null without one. */
   constructor(status, body, message, { retryAfterMs = null } = {}) {
@@ -51,27 +46,20 @@ export function createApi({ apiBase = '', token, fetchImpl } = {}) {
     return data
   }
 
-  // The draft's version on the server (the unit's draft_version, then each save's answer): every save and the
-  // submit name it, so a second tab that saved meanwhile makes this one's write a 409 conflict, never an overwrite.
-  let draftVersion = null
-  const versioned = (body) => (draftVersion == null ? body : { ...body, draft_version: draftVersion })
-  const noteVersion = (data) => {
-    if (data && Number.isInteger(data.draft_version)) draftVersion = data.draft_version
-    return data
-  }
+  // The draft's version on the server (the unit's draft_version, then each save's answer): saves and the submit
+  // name it (JSON drops it while undefined), so a tab that is behind gets a 409 conflict, never overwrites.
+  let version
+  const noteVersion = (data) => ((version = data?.draft_version ?? version), data)
 
   return {
     base,
-    get draftVersion() {
-      return draftVersion
-    },
     getUnit: () => call('GET', '/unit').then(noteVersion),
     /** A unit the page embedded (no getUnit): its draft_version is what the next save names. */
     noteUnit: noteVersion,
     putDraft: (draft, { keepalive = false } = {}) =>
-      call('PUT', '/draft', versioned({ draft }), keepalive ? { keepalive: true } : {}).then(noteVersion),
+      call('PUT', '/draft', { draft, draft_version: version }, keepalive ? { keepalive: true } : {}).then(noteVersion),
     submit: (labels, timeOnTaskMs) =>
-      call('POST', '/submit', versioned({ labels, time_on_task_ms: Math.round(timeOnTaskMs) })),
+      call('POST', '/submit', { labels, time_on_task_ms: Math.round(timeOnTaskMs), draft_version: version }),
   }
 }
 

@@ -50,7 +50,7 @@ export function createAutosave({
       if (err && err.status === 409) {
         closed = true
         pending = null
-        setStatus((err.body?.errors || []).some((e) => e.field === 'draft_version') ? 'conflict' : 'closed')
+        setStatus(err.body?.errors?.[0]?.field === 'draft_version' ? 'conflict' : 'closed')
         return
       }
       if (pending === null) pending = draft

@@ -1,5 +1,5 @@
 // What the worker reads around a submission, and where the page goes after it.
-import { ApiError, isStaleConflict, postToMturk } from './api.js'
+import { ApiError, postToMturk } from './api.js'
 
 /** The message for labels still missing ([{ message }] from state.missingItems, in order; the first is shown). */
 export function missingMessage(missing) {
@@ -16,9 +16,7 @@ export function submitErrorMessage(err) {
   if (err instanceof ApiError && err.status === 403) {
     return { tone: 'warn', text: 'This assignment can no longer be submitted (expired, or preview).' }
   }
-  if (isStaleConflict(err)) {
-    return { tone: 'warn', text: 'This unit was changed in another tab or window since this page loaded: reload to continue from the saved answers (nothing was submitted from here).' }
-  }
+  if (err?.status === 409) return { tone: 'warn', text: 'Changed in another tab: reload.' } // stale draft_version
   if (err instanceof ApiError && err.status === 503) {
     // the server is up but its database is not (code database_unavailable): nothing was stored, nothing is lost
     return { tone: 'warn', text: 'The server is briefly unavailable. Your work is kept; try submitting again in a moment.', retry: true }
