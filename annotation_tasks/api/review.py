@@ -72,7 +72,15 @@ class WorkerReviewView(APIView):
         project = _researcher_project(request, project_id)
         worker = get_object_or_404(Worker.objects.select_related("user").filter(assignments__unit__project=project)
                                    .distinct(), pk=worker_id)
-        return Response(review.worker_review(project, worker))
+        from annotation_tasks.services import feedback, training
+
+        data = review.worker_review(project, worker)
+        # attention checks (gold in main units) with the thresholds' verdict, the training result, and the
+        # learning curve by blocks of 10 units (issue 24 items 5, 4, 6)
+        data["attention_checks"] = feedback.attention_checks(project, [worker.pk]).get(worker.pk)
+        data["training"] = training.result_of(worker, project.pk)
+        data["learning_curve"] = feedback.learning_curve(worker, project)
+        return Response(data)
 
 
 class AdjudicationQueueView(APIView):

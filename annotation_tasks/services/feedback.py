@@ -155,3 +155,38 @@ def learning_curve(worker: Worker, project: Project, block: int = DEFAULT_BLOCK)
                           f"{kind}_accuracy": correct / total if total else None})
         curve.append(point)
     return curve
+
+
+def attention_checks(project: Project, worker_ids: list[int] | None = None) -> dict[int, dict[str, Any]]:
+    """Per worker: their labels on gold items of main units (attention checks; training units left out, they are
+    lessons) against the gold, and what the quality policy's thresholds say of that accuracy (ok / warn /
+    soft_block, or too_few before min_gold_items). One query per level, over gold-labelled items only."""
+    from annotation_tasks.services.quality.policy import policy_for
+
+    tally: dict[int, list[int]] = defaultdict(lambda: [0, 0])
+    for level in label_levels():
+        target = level.item_field.removesuffix("_id")
+        if level.name != target or target not in TARGETS:
+            continue
+        rows = (level.counted_labels(project).filter(assignment__unit__is_training=False,
+                                                     **{f"{target}__gold__isnull": False}))
+        if worker_ids is not None:
+            rows = rows.filter(assignment__worker_id__in=worker_ids)
+        for worker_id, value, gold in rows.values_list("assignment__worker_id", level.value_field,
+                                                       f"{target}__gold__value"):
+            tally[worker_id][0] += 1
+            tally[worker_id][1] += int(str(level.label_of(value)) == gold)
+    policy = policy_for(project)
+    out = {}
+    for worker_id, (total, correct) in tally.items():
+        accuracy = correct / total if total else None
+        if total < int(policy["min_gold_items"]) or accuracy is None:
+            verdict = "too_few"
+        elif accuracy < float(policy["soft_block_accuracy"]):
+            verdict = "soft_block"
+        elif accuracy < float(policy["warn_accuracy"]):
+            verdict = "warn"
+        else:
+            verdict = "ok"
+        out[worker_id] = {"gold_total": total, "gold_correct": correct, "gold_accuracy": accuracy, "verdict": verdict}
+    return out

@@ -58,7 +58,20 @@ def project_overview(project: Project) -> dict:
             assignments.filter(status__in=Assignment.Status.done()).values_list("time_on_task_ms", flat=True)
         ),
         "jobs_running": Job.objects.filter(project=project, status__in=Job.Status.unfinished()).count(),
+        "attention_checks": _attention_rows(project),
     }
+
+
+def _attention_rows(project: Project) -> list[dict]:
+    """Per worker, gold accuracy on the attention checks of main units and the threshold verdict (lowest first),
+    named by their pseudonym in the project."""
+    from annotation_tasks.models import Worker
+    from annotation_tasks.services.feedback import attention_checks
+
+    figures = attention_checks(project)
+    workers = Worker.objects.in_bulk(list(figures))
+    rows = [{"worker": pk, "pseudonym": workers[pk].pseudonym_in(project.pk), **f} for pk, f in figures.items()]
+    return sorted(rows, key=lambda r: (r["gold_accuracy"] if r["gold_accuracy"] is not None else 2.0, r["worker"]))
 
 
 def _by_status_field(queryset, field: str) -> dict[str, int]:

@@ -102,3 +102,31 @@ def test_the_learning_curve_shows_who_is_learning():
                                     decided_at=timezone.now())
     curve = APIClient.get(researcher, url, {"project": project.pk, "block": 2}).json()["curve"]
     assert curve[0]["adjudicated_total"] == 1 and curve[0]["adjudicated_accuracy"] == 1.0  # the expert agreed with them
+
+
+def test_monitor_and_drill_down_carry_attention_check_accuracy_without_training(settings):
+    settings.QUALITY_POLICY = {"min_gold_items": 2}
+    units = make_unit("Attention", n_qas=2, n_responses=1, wanted=2, n_sources=3)
+    project = units[0].project
+    researcher = _researcher(project)
+    researcher.post(f"/api/projects/{project.pk}/training/", {"units": [units[0].pk], "pass_mark": 0.0}, format="json")
+    careful, careless = _annotator(project, "att-careful"), _annotator(project, "att-careless")
+    for client, good in ((careful, True), (careless, False)):
+        lesson = _next(client, project)
+        assert lesson.unit_id == units[0].pk
+        _submit(client, _token(lesson), careful=not good)  # the careful one gets the lesson wrong, the other right
+        for _ in range(2):
+            _submit(client, _token(_next(client, project)), careful=good)
+    workers = {a.worker.user.username: a.worker_id for a in Assignment.objects.select_related("worker__user")}
+    overview = researcher.get(f"/api/projects/{project.pk}/overview/").json()["attention_checks"]
+    by_worker = {row["worker"]: row for row in overview}
+    good_row, bad_row = by_worker[workers["att-careful"]], by_worker[workers["att-careless"]]
+    # two main units, each with one gold span and one gold QA: the lesson's items are not attention checks
+    assert (good_row["gold_total"], good_row["gold_correct"], good_row["verdict"]) == (4, 4, "ok")
+    assert (bad_row["gold_total"], bad_row["gold_correct"], bad_row["gold_accuracy"]) == (4, 2, 0.5)
+    assert bad_row["verdict"] == "warn" and overview[0]["worker"] == workers["att-careless"]  # lowest first
+    drill = researcher.get(f"/api/projects/{project.pk}/workers/{workers['att-careful']}/review/").json()
+    assert drill["attention_checks"]["gold_accuracy"] == 1.0
+    assert drill["totals"]["gold_accuracy"] < 1.0  # all gold, the lesson included
+    assert drill["training"]["passed"] is True and drill["training"]["matched"] == 1
+    assert [p["units"] for p in drill["learning_curve"]] == [3]
