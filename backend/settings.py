@@ -283,6 +283,9 @@ CELERY_TASK_REJECT_ON_WORKER_LOST = True  # a prefork child killed mid-task: its
 # and beat resumes it every JOB_RESUME_SECONDS where that is safe (parse, import, sync; not publish).
 JOB_HEARTBEAT_SECONDS = env.float("JOB_HEARTBEAT_SECONDS", default=10.0)
 JOB_STALL_SECONDS = env.float("JOB_STALL_SECONDS", default=120.0)
+# A queued Job no worker has claimed for this long has lost its broker message (or waits behind a long queue): it is
+# shown "stalled" with Resume, and beat sends it again (a claim is conditional: a Job sent twice runs once).
+JOB_QUEUE_STALL_SECONDS = env.float("JOB_QUEUE_STALL_SECONDS", default=600.0)
 CELERY_BEAT_SCHEDULE = {
     "sync-crowd-submissions": {
         "task": "annotation_tasks.sync_open_batches",

@@ -247,21 +247,35 @@ def stall_after() -> timedelta:
     return timedelta(seconds=float(settings.JOB_STALL_SECONDS))
 
 
+def queue_stall_after() -> timedelta:
+    return timedelta(seconds=float(getattr(settings, "JOB_QUEUE_STALL_SECONDS", 600.0)))
+
+
 def _stalled_q(now: datetime) -> Q:
-    """Running, and no sign of life (heartbeat, else start) for longer than JOB_STALL_SECONDS."""
-    cutoff = now - stall_after()
-    return Q(status=Job.Status.RUNNING) & (
+    """Running, and no sign of life (heartbeat, else start) for longer than JOB_STALL_SECONDS; or queued and not
+    claimed for JOB_QUEUE_STALL_SECONDS since it was queued (heartbeat_at: when resume queued it again, else its
+    creation): its broker message was lost."""
+    cutoff, queue_cutoff = now - stall_after(), now - queue_stall_after()
+    running = Q(status=Job.Status.RUNNING) & (
         Q(heartbeat_at__lt=cutoff) | Q(heartbeat_at__isnull=True, started_at__lt=cutoff)
         | Q(heartbeat_at__isnull=True, started_at__isnull=True, created_at__lt=cutoff)
     )
+    queued = Q(status=Job.Status.QUEUED) & (
+        Q(heartbeat_at__lt=queue_cutoff) | Q(heartbeat_at__isnull=True, created_at__lt=queue_cutoff))
+    return running | queued
 
 
 def is_stalled(job: Job, now: datetime | None = None) -> bool:
-    """A running Job whose worker has given no sign of life for JOB_STALL_SECONDS."""
+    """A running Job whose worker has given no sign of life for JOB_STALL_SECONDS, or a queued one no worker has
+    claimed for JOB_QUEUE_STALL_SECONDS (its message was lost)."""
+    now = now or timezone.now()
+    if job.status == Job.Status.QUEUED:
+        queued_at = job.heartbeat_at or job.created_at
+        return queued_at is not None and queued_at < now - queue_stall_after()
     if job.status != Job.Status.RUNNING:
         return False
     last = job.heartbeat_at or job.started_at or job.created_at
-    return last is not None and last < (now or timezone.now()) - stall_after()
+    return last is not None and last < now - stall_after()
 
 
 def state(job: Job, now: datetime | None = None) -> str:
@@ -310,7 +324,7 @@ def resume(job: Job, *, queue: bool = True) -> Job:
     changed = (
         Job.objects.filter(pk=job.pk)
         .filter(Q(status__in=[Job.Status.FAILED, Job.Status.QUEUED]) | _stalled_q(now))
-        .update(status=Job.Status.QUEUED, error="", finished_at=None)
+        .update(status=Job.Status.QUEUED, error="", finished_at=None, heartbeat_at=now)  # queued again: now
     )
     if changed and queue:
         queue_on_commit(job)
