@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.db.models import Q, QuerySet
 from drf_spectacular.utils import extend_schema
-from rest_framework import viewsets
+from rest_framework import serializers, viewsets
 from rest_framework.decorators import action
 from rest_framework.exceptions import PermissionDenied, ValidationError
 from rest_framework.filters import OrderingFilter
@@ -24,6 +24,10 @@ from annotation_tasks.api.serializers import (
 )
 from annotation_tasks.crowd import ProviderError
 from annotation_tasks.models import Assignment
+
+
+class AssignmentMessageSerializer(serializers.Serializer):
+    text = serializers.CharField(max_length=2000)
 
 
 class AssignmentViewSet(viewsets.ReadOnlyModelViewSet):
@@ -83,6 +87,18 @@ class AssignmentViewSet(viewsets.ReadOnlyModelViewSet):
     @action(detail=True, methods=["post"])
     def reject(self, request: Request, pk: str | None = None) -> Response:
         return self._decide(request, "reject")
+
+    @extend_schema(request=AssignmentMessageSerializer, responses=QualityDecisionSerializer)
+    @action(detail=True, methods=["post"])
+    def message(self, request: Request, pk: str | None = None) -> Response:
+        """From the assignment review: send the worker a message listing this assignment's items where they
+        differed from the adjudicated or expert label (services.feedback), through their provider; logged."""
+        from annotation_tasks.api.workers import send_feedback
+
+        assignment = self._reviewable()
+        payload = AssignmentMessageSerializer(data=request.data)
+        payload.is_valid(raise_exception=True)
+        return send_feedback(assignment.worker, assignment.unit.project, payload.validated_data["text"], assignment)
 
     @extend_schema(request=BonusAmountSerializer, responses=QualityDecisionSerializer)
     @action(detail=True, methods=["post"])

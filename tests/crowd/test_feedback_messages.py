@@ -41,6 +41,13 @@ def test_a_local_worker_reads_the_message_with_the_items_they_differed_on_their_
     assert differed == {("qa", gold_qa, "expert", "supported"), ("span", span.pk, "adjudicated", "not_covered")}
     page = worker_client.get(f"/annotate/{project.pk}/").content.decode()
     assert "Read the source to its end." in page and page.count('data-testid="worker-message-item"') == 2
+    # the same from the assignment review; an annotator may not send one
+    again = researcher.post(f"/api/assignments/{first.pk}/message/", {"text": "One more thing."}, format="json")
+    assert again.status_code == 200 and again.json()["action"] == "message"
+    assert QualityDecision.objects.get(pk=again.json()["id"]).metrics["differed"] == 2
+    assert worker_client.post(f"/api/assignments/{first.pk}/message/", {"text": "hi"},
+                              format="json").status_code in (403, 404)
+    assert "One more thing." in worker_client.get(f"/annotate/{project.pk}/").content.decode()
     other = _annotator(project, "someone-else")
     _next(other, project)
     assert "Read the source to its end." not in other.get(f"/annotate/{project.pk}/").content.decode()
