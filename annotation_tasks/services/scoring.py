@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -143,23 +144,26 @@ def _item_pks(project: Project, kind: str) -> list[int]:
     return list(qs.order_by("id").values_list("id", flat=True))
 
 
-def _scored_pks(kind: str, scorer: str, version: str, pks: Sequence[int]) -> set[int]:
+def _scored_pks(kind: str, scorer: str, version: str, pks: Sequence[int], since: datetime | None = None) -> set[int]:
     found: set[int] = set()
+    after = {"created_at__gte": since} if since is not None else {}
     for start in range(0, len(pks), 500):
         chunk = pks[start : start + 500]
         found.update(
-            ItemScore.objects.filter(**{f"{kind}_id__in": chunk}, scorer=scorer, version=version)
+            ItemScore.objects.filter(**{f"{kind}_id__in": chunk}, scorer=scorer, version=version, **after)
             .values_list(f"{kind}_id", flat=True)
         )
     return found
 
 
-def pending_items(project: Project, scorer: str, version: str, rescore: bool = False) -> dict[str, list[int]]:
-    """Per target kind, the pks still to score with this scorer at this version."""
+def pending_items(project: Project, scorer: str, version: str, rescore: bool = False,
+                  since: datetime | None = None) -> dict[str, list[int]]:
+    """Per target kind, the pks still to score with this scorer at this version. `since` (a --rescore Job's first
+    start): items scored at or after it count as done, so a resumed rescore redoes only what it had not rewritten."""
     out = {}
     for kind in TARGETS:
         pks = _item_pks(project, kind)
-        done = set() if rescore else _scored_pks(kind, scorer, version, pks)
+        done = set() if rescore and since is None else _scored_pks(kind, scorer, version, pks, since)
         out[kind] = [pk for pk in pks if pk not in done]
     return out
 
@@ -182,11 +186,13 @@ def write_scores(kind: str, scorer: str, version: str, scores: Sequence[tuple[in
     return len(scores)
 
 
-def score_items(project: Project, scorer: Scorer, *, rescore: bool = False, progress: Any = None) -> dict[str, Any]:
-    """Score every pending QA and fact of `project`; progress.add(n) after each written chunk."""
-    pending = pending_items(project, scorer.name, scorer.version, rescore=rescore)
+def score_items(project: Project, scorer: Scorer, *, rescore: bool = False, progress: Any = None,
+                since: datetime | None = None, already: int = 0) -> dict[str, Any]:
+    """Score every pending QA and fact of `project`; progress.add(n) after each written chunk. A resumed Job passes
+    `since` (its first start, for --rescore) and `already` (what its earlier parts did, kept in the progress)."""
+    pending = pending_items(project, scorer.name, scorer.version, rescore=rescore, since=since)
     if progress is not None:
-        progress.set(total=sum(len(v) for v in pending.values()), done=0)
+        progress.set(total=already + sum(len(v) for v in pending.values()), done=already)
     counts = {"scorer": scorer.name, "version": scorer.version, "qa": 0, "fact": 0, "no_reference": 0}
     for kind, pks in pending.items():
         build = qa_targets if kind == "qa" else fact_targets
@@ -218,9 +224,24 @@ def start_score_job(project: Project | str, scorer: str | None = None, *, rescor
 
 def _score_body(job: Job, progress: jobs.Progress) -> dict[str, Any]:
     scorer = get_scorer(job.params.get("scorer") or registry.DEFAULT_SCORER)
-    # A resumed --rescore Job must not redo what it already wrote: only items scored before it started are redone.
-    return score_items(job.project, scorer, rescore=bool(job.params.get("rescore")) and job.done == 0,
-                       progress=progress)
+    rescore = bool(job.params.get("rescore"))
+    # A killed --rescore Job, resumed, redoes every item not rewritten since its first start (claim keeps
+    # started_at), not only the unscored ones (it said "done 0/0" with most scores old); its progress and result
+    # count all its parts: the scores this Job wrote are those of this version created since it started.
+    counts = score_items(job.project, scorer, rescore=rescore, progress=progress,
+                         since=job.started_at if rescore and job.done else None, already=job.done)
+    return {**counts, **_written_since(job.project, scorer, job.started_at)}
+
+
+def _written_since(project: Project, scorer: Scorer, since: datetime | None) -> dict[str, int]:
+    """Per kind, the scores of this scorer and version written since `since` (every part of a resumed Job)."""
+    if since is None:
+        return {}
+    out = {}
+    for kind in TARGETS:
+        pks = _item_pks(project, kind)
+        out[kind] = len(_scored_pks(kind, scorer.name, scorer.version, pks, since))
+    return out
 
 
 def run_score_job(job_id: int) -> Job:
