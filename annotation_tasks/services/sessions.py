@@ -144,6 +144,10 @@ def _train(session: PlaceSession, unit: Unit) -> Assignment:
     assignment, _ = Assignment.objects.get_or_create(
         unit=unit, worker_id=session.worker_id, provider_assignment_id=f"{session.assignment_prefix()}{unit.pk}",
         defaults={"expires_at": timezone.now() + queue_timeout(unit), "verification": session.verification})
+    if assignment.status not in (_A.ASSIGNED, *_A.done()):  # expired or returned: the lesson again
+        assignment.status = _A.ASSIGNED
+        assignment.expires_at = timezone.now() + queue_timeout(unit)
+        assignment.save(update_fields=["status", "expires_at"])
     return assignment
 
 

@@ -118,10 +118,13 @@ def test_local_workers_train_first_see_feedback_and_pass_or_fail():
     project = units[0].project
     _researcher(project).post(f"/api/projects/{project.pk}/training/", {"units": [units[2].pk], "pass_mark": 0.8},
                               format="json")
-    # the careful worker: the training unit (the newest unit) comes first
+    # the careful worker: the training unit (the newest unit) comes first, and again after it expired
     good = _annotator(project, "good")
     first = _next(good, project)
     assert first.unit_id == units[2].pk
+    Assignment.objects.filter(pk=first.pk).update(status="expired")
+    first = _next(good, project)
+    assert first.unit_id == units[2].pk and first.status == "assigned"
     _submit(good, _token(first), careful=True)
     page = good.get(f"/annotate/{project.pk}/").content.decode()
     assert 'data-testid="training-feedback"' in page and "/api/work/next" not in page  # feedback before the next unit
