@@ -158,6 +158,8 @@ def gate(worker: Worker, project: Project, scope: QuerySet[Unit]) -> Gate:
     recorded = result_of(worker, project.pk)
     if recorded is not None:
         return Gate(passed=bool(recorded.get("passed")), result=recorded)
+    if not scope.filter(is_training=True).exists():  # no lessons here: main units as before (one query a turn)
+        return Gate()
     # a lesson that expired or was returned is offered again; one done (or held) is not
     had = Assignment.objects.filter(worker=worker, status__in=[*_A.done(), _A.ASSIGNED]).values("unit_id")
     mine = Assignment.objects.filter(worker=worker, unit__project_id=project.pk, unit__is_training=True)
