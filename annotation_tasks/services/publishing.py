@@ -74,7 +74,7 @@ def estimate_batch(
         from annotation_tasks.services import sessions
 
         per_place = sessions.units_per_place(batch)
-        places = sessions.places_needed(len(pending), assignments_per_unit, per_place)
+        places = sessions.study_places(pending, assignments_per_unit, per_place)
         paid = provider.estimate_cost(places * per_place, 1, money(reward))
         return pending, replace(paid, units=len(pending), assignments_per_unit=assignments_per_unit, places=places,
                                 units_per_place=per_place)
@@ -209,7 +209,7 @@ def _publish_study(batch: Batch, provider: CrowdProvider, pending: list[Unit], *
 
     per_place = max(1, int(options.get("units_per_place") or (batch.settings or {}).get("units_per_place")
                            or sessions.DEFAULT_UNITS_PER_PLACE))
-    places = sessions.places_needed(len(pending), assignments_per_unit, per_place)
+    places = sessions.study_places(pending, assignments_per_unit, per_place)  # training units: every place's first
     study_options = {**options, "units_per_place": per_place, "places": places}
     refs = provider.publish(batch, pending, reward=reward, assignments_per_unit=assignments_per_unit, resume=resume,
                             **study_options)

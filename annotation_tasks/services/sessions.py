@@ -51,6 +51,21 @@ def places_needed(units: int, assignments_per_unit: int, per_place: int) -> int:
     return math.ceil(units * assignments_per_unit / max(1, per_place))
 
 
+def study_places(units: list[Unit], assignments_per_unit: int, per_place: int) -> int:
+    """places_needed for a study whose units may include training units: every participant does the training
+    units first (services.training), so a place has room for per_place - training main units, and only main units
+    want `assignments_per_unit` workers."""
+    lessons = sum(1 for u in units if u.is_training)
+    if not lessons:
+        return places_needed(len(units), assignments_per_unit, per_place)
+    return math.ceil((len(units) - lessons) * assignments_per_unit / max(1, per_place - lessons))
+
+
+def main_room(batch: Batch) -> int:
+    """The main units a fresh place of the batch can take: its units per place less the batch's training units."""
+    return max(1, units_per_place(batch) - batch.units.filter(is_training=True).count())
+
+
 # -- fair pay -------------------------------------------------------------------------------------------------------
 def seconds_per_unit(batch: Batch) -> tuple[float, str]:
     """The time one unit takes: the pilot's median time on task (submitted work on this batch's units, else the
@@ -300,7 +315,8 @@ def work_left(batch: Batch) -> int:
     """Assignments the batch's open units still want beyond what holds their slots now."""
     holding = Q(assignments__status__in=[s.value for s in _A.active()],
                 assignments__verification__in=Assignment.Verification.holds_slot())
-    rows = (batch.units.filter(status=Unit.Status.OPEN).annotate(n=Count("assignments", filter=holding))
+    rows = (batch.units.filter(status=Unit.Status.OPEN, is_training=False)  # lessons go to everyone: never "left"
+            .annotate(n=Count("assignments", filter=holding))
             .values_list("assignments_wanted", "n"))
     return sum(max(0, wanted - n) for wanted, n in rows)
 
@@ -319,11 +335,12 @@ def places_to_open(batch: Batch) -> int | None:
     for session in sessions.filter(status=PlaceSession.Status.ACTIVE):
         used = session_assignments(session).filter(status__in=[*_A.done(), _A.ASSIGNED]).count()
         room += max(0, per - used)
-    capacity = max(0, total - taken) * per + room
+    fresh = main_room(batch)  # a new place does the training units first
+    capacity = max(0, total - taken) * fresh + room
     need = work_left(batch)
     if need <= capacity:
         return None
-    return total + math.ceil((need - capacity) / per)
+    return total + math.ceil((need - capacity) / fresh)
 
 
 def ensure_places(batch: Batch, provider: CrowdProvider) -> int | None:

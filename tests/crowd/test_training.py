@@ -209,3 +209,20 @@ def test_prolific_participants_train_first_in_their_place(client, fake_prolific)
     # who passed is on the project's allow-list participant group, for later studies; who failed is not
     (group,) = [g for g in fake_prolific.groups.values() if g["name"] == f"factcrowd-qual-trained-project-{batch.project_id}"]
     assert group["participants"] == ["GOOD1"]
+
+
+def test_a_study_with_training_units_opens_places_for_the_main_work_only(fake_prolific):
+    """Every participant does the training units first: a place holds per_place - training main units, and the
+    lessons (given to everyone) are never work left to buy places for."""
+    from annotation_tasks.services import sessions
+
+    units = make_unit("Places with training", n_qas=1, n_responses=1, wanted=2, provider="prolific", n_sources=4)
+    batch = units[0].batch
+    Unit.objects.filter(pk=units[0].pk).update(is_training=True)
+    publishing.publish_batch(batch, reward="1.00", assignments_per_unit=2, units_per_place=3)
+    batch.refresh_from_db()
+    # 3 main units x 2 workers, 2 main units a place (3 less the lesson): 3 places
+    assert fake_prolific.studies[batch.provider_ref]["total_available_places"] == 3
+    assert sessions.work_left(batch) == 6 and sessions.main_room(batch) == 2
+    assert sessions.study_places(list(batch.units.all()), 2, 5) == 2  # ceil(6 / 4)
+    assert sessions.study_places(list(batch.units.all()), 3, 2) == 9  # ceil(9 / 1); without training: ceil(12 / 2) = 6
