@@ -105,11 +105,11 @@ def send(worker: Worker, project: Project, text: str, *, assignment: Assignment 
         worker=worker, project=project, assignment=assignment, action=QualityDecision.Action.MESSAGE,
         reason=text.strip()[:500], status=QualityDecision.Status.PENDING,
         metrics={"text": text.strip(), "items": items[:MAX_ITEMS_LISTED], "differed": len(items)})
-    provider = provider or get_provider(worker.provider)
     study = _study_of(worker, project, assignment)
     try:
+        provider = provider or get_provider(worker.provider)
         delivered = provider.send_message(worker, f"Feedback on {project.name}", body, study_id=study)
-    except ProviderError as exc:
+    except (ProviderError, ValueError) as exc:  # ValueError: a provider this installation does not know
         decision.status = QualityDecision.Status.FAILED
         decision.metrics = {**decision.metrics, "error": str(exc)}
         decision.save(update_fields=["status", "metrics"])

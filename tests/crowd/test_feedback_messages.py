@@ -84,6 +84,10 @@ def test_mturk_workers_get_notify_workers_and_a_panel_refusal_is_logged(fake_mtu
     with pytest.raises(feedback.FeedbackError, match="platform refused"):
         feedback.send(panelist, unit.project, "Hello")
     assert QualityDecision.objects.get(worker=panelist, action="message").status == "failed"
+    stranger = Worker.objects.create(provider="gone-platform", external_id="X1")  # a provider no longer installed
+    Assignment.objects.create(unit=unit, worker=stranger, provider_assignment_id="g-1", status="submitted")
+    with pytest.raises(feedback.FeedbackError):
+        feedback.send(stranger, unit.project, "Hello")
 
 
 def test_the_learning_curve_shows_who_is_learning():
