@@ -42,7 +42,7 @@ def counted_only(rows: list[tuple]) -> list[tuple]:
     """
     ids = {r[1] for r in rows}
     # rejected / returned work is not a label, nor is work its platform has not vouched for (Assignment.counted_q)
-    found = list(Assignment.objects.filter(Assignment.counted_q(), pk__in=ids).values_list(
+    found = list(Assignment.objects.filter(Assignment.data_q(), pk__in=ids).values_list(
         "pk", "worker_id", "unit__batch__settings__retest")) if ids else []
     ok = {pk: worker for pk, worker, _retest in found}
     retest = {pk for pk, _worker, flag in found if flag is True}

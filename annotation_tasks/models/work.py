@@ -204,6 +204,13 @@ class Assignment(models.Model):
         return Q(**{f"{prefix}status__in": cls.Status.counted(),
                     f"{prefix}verification__in": cls.Verification.trusted()})
 
+    @classmethod
+    def data_q(cls, prefix: str = "") -> Q:
+        """Counted work whose labels are data (frames, agreement, reports, exports): counted_q outside training
+        units. A training unit's labels are the worker's practice against the expert's (services/training.py):
+        they are paid and judged, never aggregated."""
+        return cls.counted_q(prefix) & Q(**{f"{prefix}unit__is_training": False})
+
     unit = models.ForeignKey(Unit, on_delete=models.CASCADE, related_name="assignments")
     worker = models.ForeignKey(Worker, on_delete=models.CASCADE, related_name="assignments")
     status = models.CharField(max_length=20, choices=Status.choices, default=Status.ASSIGNED)

@@ -136,9 +136,9 @@ class LabelLevel(Vocabulary):
         return self.names[0] if value else self.names[1]
 
     def counted_labels(self, project: Project) -> QuerySet:
-        """The level's labels collected in `project` by assignments that count (Assignment.counted_q: submitted or
-        approved, and vouched for by their platform)."""
-        return self.model._default_manager.filter(Assignment.counted_q("assignment__"), assignment__unit__project=project)
+        """The level's labels collected in `project` by assignments that count (Assignment.data_q: submitted or
+        approved, vouched for by their platform, and not training)."""
+        return self.model._default_manager.filter(Assignment.data_q("assignment__"), assignment__unit__project=project)
 
     def labels_of_items(self, item_ids: list[int]) -> QuerySet:
         """(item id, assignment id, value) of every label of these items, whatever its assignment's status."""

@@ -308,7 +308,7 @@ def facts_frame(project: Project) -> pd.DataFrame:
     ]
     labels = _records(
         FactLabel.objects.filter(
-            Assignment.counted_q("assignment__"), fact__response__project=project
+            Assignment.data_q("assignment__"), fact__response__project=project
         ).order_by(),
         ["fact_id", "assignment__worker_id", "assignment_id", "label"],
     )
@@ -322,7 +322,7 @@ def preferences_frame(project: Project) -> pd.DataFrame:
     """Pairwise judgments of counted assignments, with the systems of both responses."""
     frame = _records(
         PairwisePreference.objects.filter(
-            Assignment.counted_q("assignment__"), unit__project=project
+            Assignment.data_q("assignment__"), unit__project=project
         ).order_by("id"),
         ["unit_id", "aspect", "assignment__worker_id", "assignment_id", "response_a_id", "response_b_id",
          "response_a__system", "response_b__system", "score", "context_a", "context_b"],
