@@ -15,7 +15,6 @@ Why it is shaped this way:
 """
 from __future__ import annotations
 
-import math
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -25,36 +24,7 @@ from django.utils import timezone
 
 from annotation_tasks.models import AtomicFact, Unit, UnitResponse
 from annotation_tasks.protocols.fields import text_error
-
-
-class ValidationInputError(ValueError):
-    """A bad decision or filter; `field` names the offending request field ("texts[1]"). Its own class, the shape
-    of services.validation's (which imports this module for the override's count: no import back)."""
-
-    def __init__(self, field: str, message: str) -> None:
-        self.field = field
-        self.message = message
-        super().__init__(f"{field}: {message}")
-
-
-def _int(value: Any, path: str) -> int:
-    if isinstance(value, bool):
-        raise ValidationInputError(path, "must be an integer")
-    try:
-        return int(value)
-    except (TypeError, ValueError):
-        raise ValidationInputError(path, "must be an integer") from None
-
-
-def _fraction(value: Any, path: str) -> float:
-    try:
-        number = float(value)
-    except (TypeError, ValueError):
-        number = math.nan
-    if isinstance(value, bool) or not math.isfinite(number) or not 0 <= number <= 1:
-        raise ValidationInputError(path, "must be a number from 0 to 1")
-    return number
-
+from annotation_tasks.services.decision_input import ValidationInputError, as_fraction, as_int
 
 V = AtomicFact.Validation
 DECISIONS = {"keep": V.KEPT, "fix": V.FIXED, "split": V.SPLIT, "drop": V.DROPPED, "undecided": V.UNKNOWN}
@@ -98,18 +68,18 @@ def filter_facts(queryset: QuerySet, spec: Mapping[str, Any], path: str = "") ->
         if value is None or value == "":
             continue
         if key == "project":
-            queryset = queryset.filter(response__project_id=_int(value, where))
+            queryset = queryset.filter(response__project_id=as_int(value, where))
         elif key == "response":
-            queryset = queryset.filter(response_id=_int(value, where))
+            queryset = queryset.filter(response_id=as_int(value, where))
         elif key == "batch":
-            queryset = queryset.filter(held_facts(UnitResponse.objects.filter(unit__batch_id=_int(value, where))))
+            queryset = queryset.filter(held_facts(UnitResponse.objects.filter(unit__batch_id=as_int(value, where))))
         elif key == "validation":
             allowed = [c for c in V.values if c != V.WRITTEN]
             if value not in allowed:
                 raise ValidationInputError(where, f"must be one of {', '.join(allowed)}")
             queryset = queryset.filter(validation=value)
         elif key == "confidence_lt":
-            queryset = queryset.filter(confidence__lt=_fraction(value, where))
+            queryset = queryset.filter(confidence__lt=as_fraction(value, where))
     return queryset
 
 

@@ -13,7 +13,6 @@ Why it is shaped this way:
 from __future__ import annotations
 
 import logging
-import math
 from collections.abc import Mapping
 from typing import Any
 
@@ -22,38 +21,13 @@ from django.db.models import Max, Q, QuerySet
 
 from annotation_tasks.models import QA, AnswerSpan, Batch, Predicate, QAEdit, Unit, UnitResponse
 from annotation_tasks.models.content import Origin
+from annotation_tasks.services.decision_input import ValidationInputError, as_fraction, as_int
 
 log = logging.getLogger(__name__)
 FILTER_KEYS = ("project", "response", "batch", "kind", "validity", "origin", "confidence_lt", "confidence_gte",
                "edited")
 
 
-class ValidationInputError(ValueError):
-    """A bad filter or correction; `field` names the offending request field ("filter.kind")."""
-
-    def __init__(self, field: str, message: str) -> None:
-        self.field = field
-        self.message = message
-        super().__init__(f"{field}: {message}")
-
-
-def _int(value: Any, path: str) -> int:
-    if isinstance(value, bool):
-        raise ValidationInputError(path, "must be an integer")
-    try:
-        return int(value)
-    except (TypeError, ValueError):
-        raise ValidationInputError(path, "must be an integer") from None
-
-
-def _fraction(value: Any, path: str) -> float:
-    try:
-        number = float(value)
-    except (TypeError, ValueError):
-        number = math.nan
-    if isinstance(value, bool) or not math.isfinite(number) or not 0 <= number <= 1:
-        raise ValidationInputError(path, "must be a number from 0 to 1")
-    return number
 
 
 def _choice(value: Any, choices: Any, path: str) -> str:
@@ -87,11 +61,11 @@ def filter_qas(queryset: QuerySet, spec: Mapping[str, Any], path: str = "filter"
         if value is None or value == "":
             continue
         if key == "project":
-            queryset = queryset.filter(response__project_id=_int(value, where))
+            queryset = queryset.filter(response__project_id=as_int(value, where))
         elif key == "response":
-            queryset = queryset.filter(response_id=_int(value, where))
+            queryset = queryset.filter(response_id=as_int(value, where))
         elif key == "batch":
-            queryset = queryset.filter(batch_qas(_int(value, where)))
+            queryset = queryset.filter(batch_qas(as_int(value, where)))
         elif key == "kind":
             queryset = queryset.filter(predicate__kind=_choice(value, Predicate.Kind, where))
         elif key == "validity":
@@ -99,9 +73,9 @@ def filter_qas(queryset: QuerySet, spec: Mapping[str, Any], path: str = "filter"
         elif key == "origin":
             queryset = queryset.filter(origin=_choice(value, Origin, where))
         elif key == "confidence_lt":  # QAs without a confidence (imported, human) are never "under" one
-            queryset = queryset.filter(confidence__lt=_fraction(value, where))
+            queryset = queryset.filter(confidence__lt=as_fraction(value, where))
         elif key == "confidence_gte":
-            queryset = queryset.filter(confidence__gte=_fraction(value, where))
+            queryset = queryset.filter(confidence__gte=as_fraction(value, where))
         elif key == "edited":
             if value not in (True, False, "true", "false"):
                 raise ValidationInputError(where, "must be true or false")
@@ -152,8 +126,8 @@ def correct_qa(qa: QA, changes: Mapping[str, Any], user: Any = None) -> QA:
         if len(question.strip()) > 500:
             raise ValidationInputError("question", "at most 500 characters")
         qa.question = " ".join(question.split())
-    start = _int(changes.get("answer_start", qa.answer_start), "answer_start")
-    end = _int(changes.get("answer_end", qa.answer_end), "answer_end")
+    start = as_int(changes.get("answer_start", qa.answer_start), "answer_start")
+    end = as_int(changes.get("answer_end", qa.answer_end), "answer_end")
     n_tokens = len(qa.response.tokens or [])
     if not 0 <= start < end <= n_tokens:
         raise ValidationInputError("answer_end" if start >= 0 and end <= start else "answer_start",
