@@ -91,7 +91,7 @@ def test_bonuses_are_paid_one_at_a_time(fake_prolific):
         started = fake_prolific.start_submission(units[0].provider_ref, f"B{i}")
         assignments.append(Assignment.objects.select_related("unit", "worker").get(pk=Assignment.objects.create(
             unit=units[0], worker=worker, provider_assignment_id=started["id"], status="submitted").pk))
-    fake_prolific.bonus_delay_s = 0.05
+    fake_prolific.bonus_delay_s = 0.2  # a real overlap outlasts the fake's 10 ms second look
     errors: list[Exception] = []
 
     def pay(a) -> None:

@@ -138,6 +138,10 @@ class FakeProlific(LoopbackFake):
                     with fake.bonus_lock:
                         fake.bonus_calls_in_flight += 1
                         overlapping = fake.bonus_calls_in_flight > 1
+                    if overlapping:  # the call before may have answered and not yet left its finally: that is no
+                        time.sleep(0.01)  # overlap (a real one lasts bonus_delay_s), so look again once
+                        with fake.bonus_lock:
+                            overlapping = fake.bonus_calls_in_flight > 1
                     try:
                         if overlapping:
                             fake.bonus_overlaps += 1
