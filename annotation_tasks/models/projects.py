@@ -101,6 +101,7 @@ class Job(models.Model):
         PUBLISH = "publish"
         SCORE = "score"
         EXPORT = "export"
+        COMPOSE = "compose"
 
     class Status(models.TextChoices):
         QUEUED = "queued"
