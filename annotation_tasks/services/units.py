@@ -20,7 +20,8 @@ and cut only its long tail. Facts: FActScore's labeled bios have a median of 27 
 from __future__ import annotations
 
 import bisect
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass
 from itertools import zip_longest
 from typing import Any
 
@@ -188,18 +189,103 @@ def crowd_mode(project: Project) -> str:
     return mode_for_steps(project.protocol or [])
 
 
+def _gold_flags(units: list[list[tuple[int, dict | None]]]) -> list[bool]:
+    """Whether each unit shows an item with a gold label (a slice: only its own items), for a chunk of units at
+    once: six indexed lookups per chunk, not three per unit (and not one OR over three outer joins: PostgreSQL
+    answered that by reading every gold label of every project, 30-40 ms a unit with 20,000 labels)."""
+    whole = {rid for members in units for rid, piece in members if piece is None}
+    gold_responses: set[int] = set()
+    if whole:
+        for kind in ("span", "qa", "fact"):
+            gold_responses.update(GoldLabel.objects.filter(**{f"{kind}__response_id__in": whole})
+                                  .values_list(f"{kind}__response_id", flat=True))
+    gold_items: dict[str, set[int]] = {}
+    for field, kind in (("span_id", "spans"), ("qa_id", "qas"), ("fact_id", "facts")):
+        ids = {i for members in units for _, piece in members if piece is not None for i in piece.get(kind, [])}
+        gold_items[kind] = set(GoldLabel.objects.filter(**{f"{field}__in": ids}).values_list(field, flat=True)) \
+            if ids else set()
+
+    def shows_gold(members: list[tuple[int, dict | None]]) -> bool:
+        return any(rid in gold_responses if piece is None
+                   else any(i in gold_items[kind] for kind in gold_items for i in piece.get(kind, []))
+                   for rid, piece in members)
+
+    return [shows_gold(members) for members in units]
+
+
 def _has_gold(members: list[tuple[int, dict | None]]) -> bool:
     """Whether any item the unit shows has a gold label (a slice: only its own items)."""
-    whole = [rid for rid, piece in members if piece is None]
-    sliced = [piece for _, piece in members if piece is not None]
-    # One indexed lookup per kind of item, not one OR over three outer joins: PostgreSQL answered the OR by
-    # reading every gold label of every project, once per unit composed (30-40 ms a unit with 20,000 labels).
-    checks = [{f"{kind}__response_id__in": whole} for kind in ("span", "qa", "fact")] if whole else []
-    for field, kind in (("span_id", "spans"), ("qa_id", "qas"), ("fact_id", "facts")):
-        ids = [i for piece in sliced for i in piece.get(kind, [])]
-        if ids:
-            checks.append({f"{field}__in": ids})
-    return any(GoldLabel.objects.filter(**check).exists() for check in checks)
+    return _gold_flags([members])[0]
+
+
+COMPOSE_CHUNK = 200
+"""Sources composed per transaction: one chunk's sources, responses (with their tokens) and new rows are all a
+composition holds in memory, and a chunk is the step a compose Job commits and resumes from."""
+
+
+@dataclass(frozen=True)
+class Chunk:
+    """One committed step of a composition: how many sources it went through (composed or skipped) and the
+    units it created."""
+
+    sources: int
+    units: list[Unit]
+
+
+def compose_chunks(
+    batch: Batch,
+    *,
+    sources: Iterable[Source] | None = None,
+    mode: str | None = None,
+    assignments_wanted: int | None = None,
+    chunk: int = COMPOSE_CHUNK,
+) -> Iterator[Chunk]:
+    """Compose the batch's units `chunk` sources at a time, each chunk in its own transaction (see compose_units
+    for what a unit is). A source's units are written together, so a composition that stops between chunks
+    (a killed worker) leaves whole sources only, and running it again skips them: the resume point is the data.
+
+    Memory stays flat with the project: sources are read by id pages, and each chunk's rows are dropped once
+    written (the caller keeps the units only if it wants them)."""
+    project = batch.project
+    mode = mode or crowd_mode(project)
+    protocol = get_protocol(mode)
+    wanted = assignments_wanted or protocol.assignments_wanted(project)
+    qs = Source.objects.filter(project=project)
+    if sources is not None:
+        qs = qs.filter(pk__in=[s.pk for s in sources])
+    caps = project_caps(project)
+    pairwise = mode == Unit.Mode.QASEM and project.has_step(Protocol.PAIRWISE)
+    gold = not protocol.expert_step
+    last = 0
+    while True:
+        page = list(qs.filter(pk__gt=last).order_by("id").prefetch_related("responses")[:chunk])
+        if not page:
+            return
+        last = page[-1].pk
+        with transaction.atomic():
+            done = set(Unit.objects.filter(batch=batch, mode=mode, source_id__in=[s.pk for s in page])
+                       .values_list("source_id", flat=True))
+            plans: list[tuple[int, list[tuple[int, dict | None]]]] = []
+            for source in page:
+                if source.pk in done or not source.responses.all():
+                    continue
+                plans.extend((source.pk, members) for members in source_units(source, protocol, caps, pairwise))
+            flags = _gold_flags([members for _, members in plans]) if gold else [False] * len(plans)
+            # source_id, not source: the units must not keep every source with its prefetched responses and
+            # tokens alive (45-55 KB a unit; 2 GB for 30k units, issue 25)
+            units = Unit.objects.bulk_create([
+                Unit(project=project, batch=batch, source_id=source_id, mode=mode, assignments_wanted=wanted,
+                     is_gold=flag)
+                for (source_id, _), flag in zip(plans, flags, strict=True)
+            ])
+            UnitResponse.objects.bulk_create(
+                [UnitResponse(unit=unit, response_id=rid, position=i, items=piece)
+                 for unit, (_, members) in zip(units, plans, strict=True) for i, (rid, piece) in enumerate(members)],
+                batch_size=1000,
+            )
+        seen = len(page)
+        del page, plans
+        yield Chunk(sources=seen, units=units)
 
 
 @transaction.atomic
@@ -211,40 +297,14 @@ def compose_units(
     assignments_wanted: int | None = None,
 ) -> list[Unit]:
     """Create one unit per source (with all its responses, in id order) in `batch`, or several when the
-    source is over the project's unit caps (see the module docstring).
+    source is over the project's unit caps (see the module docstring), in one transaction.
 
     Idempotent: a source that already has a unit of this mode in the batch is skipped, so re-running after
-    importing more items only adds the new ones. Returns the units created.
+    importing more items only adds the new ones. Returns the units created (a large batch is composed by a
+    compose Job instead, services.batch_jobs, which keeps only counts).
     """
-    project = batch.project
-    mode = mode or crowd_mode(project)
-    protocol = get_protocol(mode)
-    wanted = assignments_wanted or protocol.assignments_wanted(project)
-    qs = Source.objects.filter(project=project) if sources is None else Source.objects.filter(
-        pk__in=[s.pk for s in sources], project=project
-    )
-    done = set(Unit.objects.filter(batch=batch, mode=mode).values_list("source_id", flat=True))
-    caps = project_caps(project)
-    pairwise = mode == Unit.Mode.QASEM and project.has_step(Protocol.PAIRWISE)
-    created: list[Unit] = []
-    for source in qs.order_by("id").prefetch_related("responses").iterator(chunk_size=500):  # memory flat
-        if source.pk in done:
-            continue
-        response_ids = [r.pk for r in sorted(source.responses.all(), key=lambda r: r.pk)]
-        if not response_ids:
-            continue
-        for members in source_units(source, protocol, caps, pairwise):
-            unit = Unit.objects.create(  # source_id, not source: the returned units must not keep every source
-                # with its prefetched responses and tokens alive (45-55 KB a unit; 2 GB for 30k units, issue 25)
-                project=project, batch=batch, source_id=source.pk, mode=mode, assignments_wanted=wanted,
-                is_gold=not protocol.expert_step and _has_gold(members),
-            )
-            UnitResponse.objects.bulk_create(
-                [UnitResponse(unit=unit, response_id=rid, position=i, items=piece)
-                 for i, (rid, piece) in enumerate(members)]
-            )
-            created.append(unit)
-    return created
+    return [unit for step in compose_chunks(batch, sources=sources, mode=mode, assignments_wanted=assignments_wanted)
+            for unit in step.units]
 
 
 def sources_for_units(project: Project, candidates: list[int], n: int) -> list[int]:
