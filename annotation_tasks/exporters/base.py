@@ -9,13 +9,14 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 from contextvars import ContextVar
+from functools import lru_cache
 from typing import Any
 
 import pandas as pd
 from django.db.models import Model, QuerySet
 
 from annotation_tasks.analysis.aggregation import majority_labels
-from annotation_tasks.models import Assignment
+from annotation_tasks.models import Assignment, Worker
 from annotation_tasks.protocols import label_level, label_order
 
 CHUNK = 200
@@ -31,6 +32,20 @@ def iter_chunks(queryset: QuerySet, size: int = CHUNK) -> Iterator[list[Model]]:
             return
         yield page
         last = page[-1].pk
+
+
+def iter_value_chunks(queryset: QuerySet, fields: tuple[str, ...] | list[str], size: int = CHUNK
+                      ) -> Iterator[list[tuple]]:
+    """Lists of at most `size` rows of plain values (`fields`, the first being "id") in primary-key order, one
+    query each: iter_chunks without a model instance per row (and without the columns an exporter never reads)."""
+    last = None
+    qs = queryset.order_by("pk")
+    while True:
+        page = list((qs.filter(pk__gt=last) if last is not None else qs).values_list(*fields)[:size])
+        if not page:
+            return
+        yield page
+        last = page[-1][0]
 
 
 def counted_only(rows: list[tuple]) -> list[tuple]:
@@ -105,16 +120,25 @@ def majorities(rows: Iterable[tuple[str, int, int, Any]]) -> dict[tuple[str, int
     }
 
 
+@lru_cache(maxsize=65_536)
+def _pseudonym(project_id: int, provider: str, external_id: str, salt: str) -> str:
+    """Worker.pseudonym_in on the worker's columns, once per worker and project (a chunk names the same few
+    hundred workers thousands of times)."""
+    return Worker(provider=provider, external_id=external_id, pseudonym_salt=salt).pseudonym_in(project_id)
+
+
 def assignment_workers(assignment_ids: Iterable[int], *, with_platform_ids: bool = False) -> dict[int, str]:
     """{assignment id: the worker's pseudonymous id in the assignment's project} ("W-...|provider:external_id" with
     platform ids): how every export names a voter (services.identity names workers the same way everywhere else).
-    Per project: a worker shared by two researchers' projects cannot be matched across their datasets."""
+    Per project: a worker shared by two researchers' projects cannot be matched across their datasets.
+    One query of plain values (no model instance per assignment)."""
     ids = set(assignment_ids)
-    rows = Assignment.objects.filter(pk__in=ids).select_related("worker", "unit") if ids else []
+    rows = Assignment.objects.filter(pk__in=ids).values_list(
+        "pk", "unit__project_id", "worker__provider", "worker__external_id", "worker__pseudonym_salt") if ids else []
     return {
-        a.pk: a.worker.pseudonym_in(a.unit.project_id)
-        + (f"|{a.worker.provider}:{a.worker.external_id}" if with_platform_ids else "")
-        for a in rows
+        pk: _pseudonym(project_id, provider, external_id, salt)
+        + (f"|{provider}:{external_id}" if with_platform_ids else "")
+        for pk, project_id, provider, external_id, salt in rows
     }
 
 

@@ -25,10 +25,17 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, NamedTuple
 
 from annotation_tasks.analysis.splits import split_of
-from annotation_tasks.exporters.base import CHUNK, iter_chunks, level_votes, majorities, retest_marks, vote_workers
+from annotation_tasks.exporters.base import (
+    CHUNK,
+    iter_value_chunks,
+    level_votes,
+    majorities,
+    retest_marks,
+    vote_workers,
+)
 from annotation_tasks.exporters.certainty import certainty
 from annotation_tasks.models import QA, AdjudicatedLabel, AnswerSpan, Project, Response
 
@@ -36,32 +43,69 @@ UNLABELLED = ("no counted vote and no expert decision: `label` is null, `votes` 
               "yet, or its only work was rejected or not yet verified by its platform)")
 
 
-def source_key(response: Response) -> Any:
+class _Response(NamedTuple):
+    """The columns of a response the per-QA and per-span lines read (plain values: no model instance per row)."""
+
+    pk: int
+    external_id: str
+    system: str
+    metadata: dict | None
+    tokens: list | None
+    source_metadata: dict | None
+    source_external_id: str
+
+
+class _QA(NamedTuple):
+    pk: int
+    response_id: int
+    question: str
+    answer: str
+    answer_start: int
+    answer_end: int
+    predicate_text: str
+    predicate_index: int
+
+
+RESPONSE_FIELDS = ("id", "external_id", "system", "metadata", "tokens", "source__metadata", "source__external_id")
+QA_FIELDS = ("id", "response_id", "question", "answer", "answer_start", "answer_end", "predicate__text",
+             "predicate__token_index")
+
+
+def source_key(response: Response | _Response) -> Any:
     """The id a split is taken on: the release's raw source id when imported, else the source's external id."""
-    return (response.metadata or {}).get("source_id", (response.source.metadata or {}).get("source_id", response.source.external_id))
+    if isinstance(response, _Response):
+        source_meta, source_external = response.source_metadata, response.source_external_id
+    else:
+        source_meta, source_external = response.source.metadata, response.source.external_id
+    return (response.metadata or {}).get("source_id", (source_meta or {}).get("source_id", source_external))
+
+
+def _response_chunks(project: Project, chunk_size: int) -> Iterator[list[_Response]]:
+    for rows in iter_value_chunks(Response.objects.filter(project=project), RESPONSE_FIELDS, chunk_size):
+        yield [_Response(*row) for row in rows]
 
 
 def export_lines(project: Project, *, chunk_size: int = CHUNK, with_platform_ids: bool = False) -> Iterator[str]:
     """One JSON line (no newline) per QA, grouped by response in response order. `workers` names who cast each
-    vote (workers[i] cast votes[i]) by pseudonymous id; platform ids are added only `with_platform_ids`."""
-    responses = Response.objects.filter(project=project).select_related("source")
-    for chunk in iter_chunks(responses, chunk_size):
+    vote (workers[i] cast votes[i]) by pseudonymous id; platform ids are added only `with_platform_ids`.
+    Rows are read as plain values a chunk of responses at a time, with a fixed number of queries per chunk."""
+    for chunk in _response_chunks(project, chunk_size):
         by_id = {r.pk: r for r in chunk}
-        qas = list(
-            QA.objects.filter(response_id__in=list(by_id))
-            .exclude(validity=QA.Validity.INVALID)  # rejected by the expert step: not part of the judged set
-            .select_related("predicate")
-            .order_by("response_id", "order", "id")
-        )
+        qas = [_QA(*row) for row in
+               QA.objects.filter(response_id__in=list(by_id))
+               .exclude(validity=QA.Validity.INVALID)  # rejected by the expert step: not part of the judged set
+               .order_by("response_id", "order", "id").values_list(*QA_FIELDS)]
         rows = level_votes("qa", [qa.pk for qa in qas])
         votes, sure = majorities(rows), certainty(rows)  # sure: posterior, its interval, soft label per item
         who = vote_workers(rows, with_platform_ids=with_platform_ids)
         adjudicated = AdjudicatedLabel.of_items("qa", [qa.pk for qa in qas])
         retests = retest_marks(rows)
+        keys = {pk: source_key(r) for pk, r in by_id.items()}
         for qa in qas:
-            record = _record(by_id[qa.response_id], qa, votes, adjudicated.get(qa.pk))
-            yield json.dumps({**record, **sure.get(("qa", qa.pk), {}), "workers": who.get(("qa", qa.pk), []),
-                              **_retest(retests, ("qa", qa.pk))},
+            key = ("qa", qa.pk)
+            record = _record(by_id[qa.response_id], qa, votes, adjudicated.get(qa.pk), keys[qa.response_id])
+            yield json.dumps({**record, **sure.get(key, {}), "workers": who.get(key, []),
+                              **_retest(retests, key)},
                              ensure_ascii=False)
 
 
@@ -70,18 +114,19 @@ def _retest(retests: dict[tuple[str, int], list[bool]], key: tuple[str, int]) ->
     return {"retest": retests[key]} if key in retests else {}
 
 
-def _record(response: Response, qa: QA, votes: dict, adjudicated: AdjudicatedLabel | None = None) -> dict[str, Any]:
+def _record(response: _Response, qa: _QA, votes: dict, adjudicated: AdjudicatedLabel | None = None,
+            key: Any = None) -> dict[str, Any]:
     tokens = response.tokens or []
     ok = qa.answer_end <= len(tokens)
     majority, raw = votes.get(("qa", qa.pk), (None, []))
-    key = source_key(response)
+    key = source_key(response) if key is None else key
     record = {
         "source_id": str(key),
         "response_id": response.external_id,
         "system": response.system,
         "dataset": (response.metadata or {}).get("dataset"),
-        "predicate": qa.predicate.text,
-        "predicate_index": qa.predicate.token_index,
+        "predicate": qa.predicate_text,
+        "predicate_index": qa.predicate_index,
         "question": qa.question,
         "answer": qa.answer,
         "answer_start": qa.answer_start,
@@ -102,10 +147,10 @@ def _record(response: Response, qa: QA, votes: dict, adjudicated: AdjudicatedLab
 def span_lines(project: Project, *, chunk_size: int = CHUNK, with_platform_ids: bool = False) -> Iterator[str]:
     """One JSON line (no newline) per answer span, grouped by response in response order: the span level as
     export_lines writes the QA level (majority `label`, `votes`, `workers`, split by source, adjudication)."""
-    responses = Response.objects.filter(project=project).select_related("source")
-    for chunk in iter_chunks(responses, chunk_size):
+    for chunk in _response_chunks(project, chunk_size):
         by_id = {r.pk: r for r in chunk}
-        spans = list(AnswerSpan.objects.filter(response_id__in=list(by_id)).order_by("response_id", "order", "start", "id"))
+        spans = [_Span(*row) for row in AnswerSpan.objects.filter(response_id__in=list(by_id))
+                 .order_by("response_id", "order", "start", "id").values_list(*SPAN_FIELDS)]
         ids = [s.pk for s in spans]
         rows = level_votes("span", ids)
         votes, sure = majorities(rows), certainty(rows)  # sure: posterior, its interval, soft label per item
@@ -116,19 +161,33 @@ def span_lines(project: Project, *, chunk_size: int = CHUNK, with_platform_ids: 
                 "answerspan_id", "qa_id"):
             links.setdefault(span_id, []).append(qa_id)
         retests = retest_marks(rows)
+        keys = {pk: source_key(r) for pk, r in by_id.items()}
         for span in spans:
-            record = _span_record(by_id[span.response_id], span, votes, adjudicated.get(span.pk), links.get(span.pk, []))
+            record = _span_record(by_id[span.response_id], span, votes, adjudicated.get(span.pk), links.get(span.pk, []),
+                                  keys[span.response_id])
             yield json.dumps({**record, **sure.get(("span", span.pk), {}), "workers": who.get(("span", span.pk), []),
                               **_retest(retests, ("span", span.pk))},
                              ensure_ascii=False)
 
 
-def _span_record(response: Response, span: AnswerSpan, votes: dict, adjudicated: AdjudicatedLabel | None,
-                 qa_ids: list[int]) -> dict[str, Any]:
+class _Span(NamedTuple):
+    pk: int
+    response_id: int
+    external_id: str
+    text: str
+    start: int
+    end: int
+
+
+SPAN_FIELDS = ("id", "response_id", "external_id", "text", "start", "end")
+
+
+def _span_record(response: _Response, span: _Span, votes: dict, adjudicated: AdjudicatedLabel | None,
+                 qa_ids: list[int], key: Any = None) -> dict[str, Any]:
     tokens = response.tokens or []
     ok = span.end <= len(tokens)
     majority, raw = votes.get(("span", span.pk), (None, []))
-    key = source_key(response)
+    key = source_key(response) if key is None else key
     record = {
         "source_id": str(key),
         "response_id": response.external_id,

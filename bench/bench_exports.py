@@ -1,0 +1,155 @@
+"""Export timings and memory at scale (issue 25 item 3): every export format, each in a fresh process.
+
+Runs each export against --database-url in its own subprocess (so ru_maxrss is that export's peak, not the
+previous one's) and prints seconds, lines, bytes, the process's RSS before the export and its peak growth
+during it, with the load average (os.getloadavg) at the end: the 2-core box is shared, read figures beside it.
+The line formats and the CSV / dataset files run as export Jobs (services.export_jobs, in this process as a
+Celery worker would); `span` is the dataset's span config (exporters.qa_jsonl.span_lines) and `results-csv`
+every batch's MTurk results CSV (exporters.results_csv), written as the CLI writes them.
+
+  .venv/bin/python bench/bench_exports.py \\
+      --database-url postgres://factcrowd:factcrowd@127.0.0.1:5432/factcrowd_scale_full [--project "Scale 1.0"] \\
+      [--formats qa-jsonl,hf-dataset] [--profile]
+
+--project defaults to the first project whose name starts with "Scale" (bench/bench_scale.py builds them).
+--profile prints the 25 costliest functions (cProfile, cumulative) of each export.
+
+Figures: see the bottom of this docstring (filled in by the runs recorded there).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+
+FORMATS = ["qa-jsonl", "labels-jsonl", "span", "qasem-release", "factscore", "results-csv", "qa-jsonl-csv",
+           "labels-jsonl-csv", "hf-dataset"]
+
+
+def rss_mb() -> float:
+    with open("/proc/self/statm") as handle:
+        return int(handle.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
+
+
+def run_one(fmt: str, project_name: str, tmp: Path) -> dict[str, Any]:
+    """One export in this process; returns its figures."""
+    from annotation_tasks.exporters import qa_jsonl, results_csv
+    from annotation_tasks.models import Job, Project
+    from annotation_tasks.services import export_jobs, exports
+
+    project = Project.objects.get(name=project_name)
+    rss0 = rss_mb()
+    peak0 = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    t0 = time.perf_counter()
+    lines: int | None = None
+    if fmt == "span":
+        target = tmp / "span.jsonl"
+        with target.open("w", encoding="utf-8", newline="\n") as out:
+            lines = exports.write_lines(qa_jsonl.span_lines(project), out)
+    elif fmt == "results-csv":
+        target = tmp / "results.csv"
+        lines = 0
+        with target.open("w", encoding="utf-8", newline="") as out:
+            for batch in project.batches.order_by("pk"):
+                lines += results_csv.write_results_csv(batch, out)
+    else:
+        base, as_csv = (fmt[:-4], True) if fmt.endswith("-csv") else (fmt, False)
+        job = export_jobs.start_export_job(project, base, as_csv=as_csv)
+        t_accept = time.perf_counter() - t0
+        job = export_jobs.run_export_job(job.pk)
+        assert job.status == Job.Status.DONE, (job.status, job.error)
+        target = export_jobs.job_file(job)
+        lines = job.result.get("lines")
+    seconds = time.perf_counter() - t0
+    out = {"format": fmt, "seconds": round(seconds, 2), "lines": lines, "bytes": target.stat().st_size,
+           "rss_start_mb": round(rss0, 1),
+           "peak_rss_growth_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024 - peak0, 1),
+           "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
+           "load": [round(x, 2) for x in os.getloadavg()]}
+    if fmt not in ("span", "results-csv"):
+        out["accepted_s"] = round(t_accept, 3)
+    return out
+
+
+def child(args: argparse.Namespace) -> int:
+    tmp = Path(tempfile.mkdtemp(prefix="factcrowd-bench-exports-"))
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "backend.settings")
+    os.environ["FACTCROWD_VAR_DIR"] = str(tmp)
+    os.environ["DATABASE_URL"] = args.database_url
+    os.environ["CELERY_TASK_ALWAYS_EAGER"] = "false"
+    os.environ.setdefault("CELERY_BROKER_URL", "filesystem://")
+    import django
+
+    django.setup()
+    if args.profile:
+        import cProfile
+        import pstats
+
+        prof = cProfile.Profile()
+        result = prof.runcall(run_one, args.child, args.project, tmp)
+        pstats.Stats(prof, stream=sys.stderr).sort_stats("cumulative").print_stats(25)
+    else:
+        result = run_one(args.child, args.project, tmp)
+    import shutil
+
+    shutil.rmtree(tmp, ignore_errors=True)
+    print("RESULT " + json.dumps(result), flush=True)
+    return 0
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--database-url", required=True)
+    ap.add_argument("--project", default=None)
+    ap.add_argument("--formats", default=",".join(FORMATS))
+    ap.add_argument("--profile", action="store_true")
+    ap.add_argument("--child", default=None, help=argparse.SUPPRESS)
+    args = ap.parse_args()
+    if args.child:
+        return child(args)
+    if args.project is None:
+        os.environ.setdefault("DJANGO_SETTINGS_MODULE", "backend.settings")
+        os.environ["DATABASE_URL"] = args.database_url
+        import django
+
+        django.setup()
+        from annotation_tasks.models import Project
+
+        found = Project.objects.filter(name__startswith="Scale").order_by("-pk").first()
+        if found is None:
+            print("no Scale project in that database (bench/bench_scale.py --keep builds one)", file=sys.stderr)
+            return 2
+        args.project = found.name
+    results = []
+    for fmt in args.formats.split(","):
+        cmd = [sys.executable, __file__, "--database-url", args.database_url, "--project", args.project,
+               "--child", fmt, *(["--profile"] if args.profile else [])]
+        done = subprocess.run(cmd, capture_output=True, text=True, check=False)
+        if args.profile:
+            sys.stderr.write(done.stderr[-6000:])
+        got = [line for line in done.stdout.splitlines() if line.startswith("RESULT ")]
+        if done.returncode != 0 or not got:
+            print(f"{fmt}: failed\n{done.stderr[-3000:]}", file=sys.stderr)
+            continue
+        row = json.loads(got[-1][7:])
+        results.append(row)
+        accepted = f" accepted {row['accepted_s'] * 1000:.0f} ms" if "accepted_s" in row else ""
+        print(f"{fmt:<18} {row['seconds']:>7.2f} s{accepted}  {row['lines'] or 0:>9,} lines  {row['bytes']:>12,} B  "
+              f"rss {row['rss_start_mb']:.0f} MB, peak +{row['peak_rss_growth_mb']:.0f} MB "
+              f"({row['peak_rss_mb']:.0f} MB)  load {row['load'][0]:.2f}", flush=True)
+    print(json.dumps({"project": args.project, "results": results}))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
