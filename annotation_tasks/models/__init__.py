@@ -14,6 +14,7 @@ from annotation_tasks.models.campaigns import Campaign, CampaignLabel
 from annotation_tasks.models.content import QA, AnswerSpan, AtomicFact, Predicate, QAEdit, Response, Source
 from annotation_tasks.models.crowd import PlaceSession, WebhookEvent, WebhookSecret
 from annotation_tasks.models.labels import FactLabel, GoldLabel, PairwisePreference, QALabel, SpanLabel
+from annotation_tasks.models.metrics import WorkerMetricsSnapshot
 from annotation_tasks.models.projects import Job, Project, ProjectMembership
 from annotation_tasks.models.scores import ItemScore, KnowledgeSource, Passage, RetrievedPassage
 from annotation_tasks.models.work import (
@@ -58,5 +59,6 @@ __all__ = [
     "WebhookEvent",
     "WebhookSecret",
     "Worker",
+    "WorkerMetricsSnapshot",
     "WorkerProjectStatus",
 ]
