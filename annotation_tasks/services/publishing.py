@@ -22,7 +22,7 @@ from django.utils import timezone
 from annotation_tasks.crowd import CostEstimate, CrowdProvider, ProviderError, get_provider
 from annotation_tasks.crowd.base import FairPayError, InsufficientFunds, SubmissionRecord, SubmissionStatus, money
 from annotation_tasks.models import Assignment, Batch, Project, Unit, Worker
-from annotation_tasks.protocols import UnknownProtocol, get_protocol
+from annotation_tasks.services import verification as verifying
 from annotation_tasks.services.batches import ensure_publishable, funding_blocker
 
 log = logging.getLogger(__name__)
@@ -303,35 +303,16 @@ def _parse_time(value: str | None) -> datetime | None:
     return parsed if timezone.is_aware(parsed) else parsed.replace(tzinfo=UTC)
 
 
-def _verification(rec: SubmissionRecord) -> dict:
-    """What the platform's record says of our assignment: it knows it, and its proof (if any) holds."""
-    V = Assignment.Verification
-    if rec.doubt:
-        return {"verification": V.UNVERIFIED, "verification_note": rec.doubt[:200], "verified_at": timezone.now()}
-    return {"verification": V.VERIFIED, "verification_note": "", "verified_at": timezone.now()}
-
-
 def _mark_verified(a: Assignment, rec: SubmissionRecord, result: SyncResult) -> None:
-    fields = _verification(rec)
-    newly = fields["verification"] == Assignment.Verification.VERIFIED and a.verification != fields["verification"]
-    Assignment.objects.filter(pk=a.pk).update(**fields)
-    for name, value in fields.items():
-        setattr(a, name, value)
-    if fields["verification"] == Assignment.Verification.VERIFIED:
-        result.verified += 1
-        if newly:  # what the submission changes beyond its labels was held back until now (protocol.on_verified)
-            _apply_held_back(a)
-    else:
+    """What the platform's record says of our assignment: it knows it, and its proof (if any) holds. Verifying goes
+    through services.verification (what the submission held back applies once: protocol.on_verified)."""
+    if rec.doubt:
+        verifying.unverify([a.pk], rec.doubt)
         result.unverified.append(a.pk)
-
-
-def _apply_held_back(a: Assignment) -> None:
-    try:
-        protocol = get_protocol(Unit.objects.filter(pk=a.unit_id).values_list("mode", flat=True)[0])
-    except (UnknownProtocol, IndexError):
-        return
-    a.refresh_from_db(fields=["status", "submission"])  # the stored submission (sync may move the status after)
-    protocol.on_verified(a)
+    else:
+        verifying.verify([a.pk])
+        result.verified += 1
+    a.refresh_from_db(fields=["verification", "verification_note", "verified_at"])
 
 
 def _reconcile(batch: Batch, unit: Unit, rec: SubmissionRecord, result: SyncResult, seen: set[int]) -> None:
@@ -359,20 +340,26 @@ def _reconcile(batch: Batch, unit: Unit, rec: SubmissionRecord, result: SyncResu
             status=status,
             submitted_at=_parse_time(rec.submitted_at) or timezone.now(),
             submission={"platform_answer": dict(rec.answer)} if rec.answer else None,
-            **(_verification(rec) if verify else {}),
+            **({"verification": Assignment.Verification.PENDING} if verify else {}),
         )
         result.created += 1
         result.missing_labels.append(a.pk)
         seen.add(a.pk)
-        if verify and a.verification == Assignment.Verification.UNVERIFIED:
-            result.unverified.append(a.pk)
+        if verify:
+            _mark_verified(a, rec, SyncResult())  # counted as created, not verified (as before)
+            if a.verification == Assignment.Verification.UNVERIFIED:
+                result.unverified.append(a.pk)
         return
     seen.add(a.pk)
-    if verify:
-        _mark_verified(a, rec, result)
-    if status not in _PLATFORM_MAY_MOVE.get(a.status, set()):
+    if status in _PLATFORM_MAY_MOVE.get(a.status, set()):
+        _move_status(a, status, rec, result)
+    else:
         result.unchanged += 1
-        return
+    if verify:  # after the status moved: on_verified reads the status the platform reports
+        _mark_verified(a, rec, result)
+
+
+def _move_status(a: Assignment, status: str, rec: SubmissionRecord, result: SyncResult) -> None:
     fields = ["status"]
     if a.status == Assignment.Status.ASSIGNED and status != Assignment.Status.RETURNED:
         # Submitted on the platform but never through our API: keep what the platform has, flag it.

@@ -25,6 +25,7 @@ from annotation_tasks.crowd import CrowdProvider
 from annotation_tasks.crowd.base import HourlyRate, SubmissionRecord, SubmissionStatus
 from annotation_tasks.models import Assignment, Batch, PlaceSession, Unit, Worker
 from annotation_tasks.services import training
+from annotation_tasks.services import verification as verifying
 
 DEFAULT_UNITS_PER_PLACE = 10
 DEFAULT_MINUTES_PER_UNIT = 3  # the researcher's estimate before any pilot, unless they give one
@@ -270,16 +271,14 @@ def reconcile(batch: Batch, records: list[SubmissionRecord]) -> PlaceSync:
             continue
         mine = session_assignments(session)
         now = timezone.now()
-        if rec.doubt:
-            doubtful = list(mine.filter(status__in=_A.done()).values_list("pk", flat=True))
-            Assignment.objects.filter(pk__in=doubtful).update(
-                verification=V.UNVERIFIED, verification_note=rec.doubt[:200], verified_at=now)
-            out.unverified.extend(doubtful)
-        else:
-            out.verified += mine.filter(status__in=_A.done()).exclude(verification=V.VERIFIED).update(
-                verification=V.VERIFIED, verification_note="", verified_at=now)
         if rec.status == SubmissionStatus.APPROVED:
             mine.filter(status=_A.SUBMITTED).update(status=_A.APPROVED, reviewed_at=now)
+        done = list(mine.filter(status__in=_A.done()).values_list("pk", flat=True))
+        if rec.doubt:
+            verifying.unverify(done, rec.doubt)
+            out.unverified.extend(done)
+        else:  # the one way to verify: what the place's work held back applies once (protocol.on_verified)
+            out.verified += len(verifying.verify(done))
         # the place is over on the platform: a unit still held in it will never be submitted
         held = list(mine.filter(status=_A.ASSIGNED).values_list("unit_id", flat=True))
         mine.filter(status=_A.ASSIGNED).update(status=_A.EXPIRED)
@@ -293,9 +292,7 @@ def reconcile(batch: Batch, records: list[SubmissionRecord]) -> PlaceSync:
             continue
         unlisted = list(session_assignments(session).filter(status__in=_A.done(), verification=V.PENDING)
                         .values_list("pk", flat=True))
-        Assignment.objects.filter(pk__in=unlisted).update(
-            verification=V.UNVERIFIED, verified_at=timezone.now(),
-            verification_note="the platform does not list this submission")
+        verifying.unverify(unlisted, "the platform does not list this submission")
         out.unverified.extend(unlisted)
     _complete_units(batch)
     reopen_units(Unit.objects.filter(batch=batch))

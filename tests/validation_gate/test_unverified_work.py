@@ -2,7 +2,7 @@
 
 Before: made-up MTurk ids on a validation unit turned its QAs from unknown to invalid while the assignment was
 still pending on the platform. Now the judgments wait in the assignment's stored submission and are applied only
-when sync finds the work on the platform (publishing._mark_verified -> protocol.on_verified).
+when sync finds the work on the platform (services.verification.verify -> protocol.on_verified).
 """
 from __future__ import annotations
 
