@@ -67,6 +67,12 @@ def pay_bonus(self, assignment_id: int, amount: str, reason: str, key: str = "")
         raise self.retry(exc=exc) from exc
 
 
+@shared_task(name="annotation_tasks.run_compose_job")
+def run_compose_job(job_id: int) -> str:
+    """Compose a large batch's units a chunk of sources at a time; the Job counts sources done; resumable."""
+    return batch_jobs.run_compose_job(job_id).status
+
+
 @shared_task(name="annotation_tasks.run_publish_job")
 def run_publish_job(job_id: int) -> str:
     """Publish a batch from the dashboard (rate limited on paid platforms); the Job counts units published."""
@@ -83,3 +89,11 @@ def run_sync_job(job_id: int) -> str:
 def score_items(job_id: int) -> str:
     """Score a project's QAs and atomic facts with one scorer (ItemScore per item, scorer, version); resumable."""
     return scoring.run_score_job(job_id).status
+
+
+@shared_task(name="annotation_tasks.refresh_worker_metrics")
+def refresh_worker_metrics(project_id: int) -> int:
+    """Recompute a large project's kept per-worker figures for the workers list (services.worker_metrics)."""
+    from annotation_tasks.services import worker_metrics
+
+    return worker_metrics.run_refresh(project_id)

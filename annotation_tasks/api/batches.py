@@ -76,24 +76,30 @@ class BatchViewSet(
         "created": serializers.IntegerField(help_text="How many units were created."),
         "results": UnitSerializer(many=True, help_text="The first page of them (at most PAGE_SIZE), in id order."),
         "units": serializers.CharField(help_text="The batch's units, paginated: GET units/?batch=<id>."),
-    })})
+    }), 202: JobSerializer})
     @action(detail=True, methods=["post"], pagination_class=None, filter_backends=[])
     def compose(self, request: Request, pk: str | None = None) -> Response:
         """Create one unit per source of the project (idempotent: only sources without a unit get one).
 
-        Answers how many were created and their first page, not every unit: a batch of thousands would take
-        seconds and hundreds of MB to serialize in one response; the rest are paged at `units`."""
+        Up to services.batch_jobs.COMPOSE_INLINE_SOURCES sources to compose, in this request: answers 201 with
+        how many were created and their first page, not every unit (the rest are paged at `units`). Above it,
+        or when an earlier compose Job of the batch stopped (it is resumed), answers 202 with a compose Job
+        (progress in sources; publishing waits for it): 30k units were a 60 s request (issue 25)."""
         batch = self.get_object()
         _obey(batch_rules.ensure_composable, batch)
         payload = ComposeSerializer(data=request.data)
         payload.is_valid(raise_exception=True)
+        from annotation_tasks.services import batch_jobs
         from annotation_tasks.services import units as unit_service
 
-        created = unit_service.compose_units(
-            batch,
-            mode=payload.validated_data["mode"] or None,
-            assignments_wanted=payload.validated_data["assignments_wanted"],
-        )
+        mode = payload.validated_data["mode"] or unit_service.crowd_mode(batch.project)
+        wanted = payload.validated_data["assignments_wanted"]
+        previous = batch_rules.latest_compose_job(batch)
+        if (previous is not None and previous.status != previous.Status.DONE) or \
+                batch_jobs.sources_to_compose(batch, mode) > batch_jobs.COMPOSE_INLINE_SOURCES:
+            job = batch_jobs.start_compose_job(batch, mode=mode, assignments_wanted=wanted, user=request.user)
+            return Response(JobSerializer(job).data, status=status.HTTP_202_ACCEPTED)
+        created = unit_service.compose_units(batch, mode=mode, assignments_wanted=wanted)
         first = UnitViewSet.queryset.filter(pk__in=[u.pk for u in created[: api_settings.PAGE_SIZE]]).order_by("id")
         return Response(
             {"created": len(created), "results": UnitSerializer(first, many=True).data,

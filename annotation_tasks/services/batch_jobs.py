@@ -1,9 +1,15 @@
-"""Publishing and syncing a batch as background Jobs, so the dashboard shows progress instead of a hanging request.
+"""Composing, publishing and syncing a batch as background Jobs, so the dashboard shows progress instead of a hanging request.
 
 Publishing on a paid platform is rate limited (a few calls per second), so a batch of a thousand units takes
 minutes; a sync pages through every submission. Both run in a Celery worker; the Job counts units published
 (or submissions seen) as they happen. The work itself is services.publishing: this module only wraps the
 provider to count calls; the Job's lifecycle (queue, heartbeat, outcome, resume) is services.jobs.
+
+Composing a large batch (issue 25: 29,820 units were one 57-63 s request) is a Job too: services.units composes
+it a chunk of sources per transaction, the Job counts sources done of the sources to compose, and a resumed
+Job skips the sources whose units a previous run committed. While a batch's latest compose Job has not
+finished, publishing is refused (services.batches.compose_is_finished), so a half-composed batch never
+reaches the crowd.
 """
 from __future__ import annotations
 
@@ -11,7 +17,7 @@ from collections.abc import Iterable
 from decimal import Decimal
 
 from annotation_tasks.models import Batch, Job
-from annotation_tasks.services import jobs
+from annotation_tasks.services import batches, jobs
 
 
 class _Counting:
@@ -33,6 +39,64 @@ class _Counting:
         for record in self._provider.list_submissions(batch):
             self._progress.add()
             yield record
+
+
+COMPOSE_INLINE_SOURCES = 500
+"""Up to this many sources to compose, the API composes in the request (about a second; the tests' and the
+dashboard's small projects keep their one-step answer); above, it answers 202 with a compose Job."""
+
+
+def sources_to_compose(batch: Batch, mode: str) -> int:
+    """How many of the project's sources have no unit of `mode` in the batch yet (one count query)."""
+    from annotation_tasks.models import Source, Unit
+
+    done = Unit.objects.filter(batch=batch, mode=mode).values("source_id")
+    return Source.objects.filter(project_id=batch.project_id).exclude(pk__in=done).count()
+
+
+def start_compose_job(batch: Batch, *, mode: str = "", assignments_wanted: int | None = None, user=None,
+                      total: int | None = None) -> Job:
+    """Queue composing the batch's units; a failed or stalled compose of the same batch is resumed instead of
+    starting a second one beside it (two at once could compose the same source twice)."""
+    previous = batches.latest_compose_job(batch)
+    same = previous is not None and previous.params.get("mode") == mode and \
+        previous.params.get("assignments_wanted") == assignments_wanted
+    if same and previous.status != Job.Status.DONE and not jobs.resume_refusal(previous):
+        return jobs.resume(previous)
+    return jobs.start(
+        batch.project, Job.Kind.COMPOSE, user=user,
+        params={"batch": batch.pk, "mode": mode, "assignments_wanted": assignments_wanted},
+        total=_project_sources(batch) if total is None else total,
+    )
+
+
+def run_compose_job(job_id: int) -> Job:
+    return jobs.run(job_id, _compose)
+
+
+def _compose(job: Job, progress: jobs.Progress) -> dict:
+    from annotation_tasks.services import units
+
+    batch = Batch.objects.select_related("project").get(pk=job.params["batch"])
+    if batch.status != Batch.Status.DRAFT:
+        raise jobs.JobFailed(f"batch {batch.pk} is {batch.status}: units can only be added to a draft batch",
+                             {jobs.FINAL: True})
+    mode = job.params.get("mode") or units.crowd_mode(batch.project)
+    # done / total count the project's sources, in id order; a resumed Job counts again from the start, going
+    # quickly over the sources a previous run composed (one query a chunk)
+    progress.set(done=0, total=_project_sources(batch))
+    created = 0
+    for step in units.compose_chunks(batch, mode=mode, assignments_wanted=job.params.get("assignments_wanted")):
+        created += len(step.units)
+        progress.add(step.sources)
+    return {"created": created, "batch": batch.pk, "mode": mode,
+            "units": Batch.objects.get(pk=batch.pk).units.filter(mode=mode).count()}
+
+
+def _project_sources(batch: Batch) -> int:
+    from annotation_tasks.models import Source
+
+    return Source.objects.filter(project_id=batch.project_id).count()
 
 
 def start_publish_job(batch: Batch, *, reward: Decimal, assignments_per_unit: int, user=None) -> Job:

@@ -15,7 +15,7 @@ from decimal import Decimal
 from typing import Any
 
 from annotation_tasks.crowd import CostEstimate, available_providers
-from annotation_tasks.models import Batch
+from annotation_tasks.models import Batch, Job
 
 PUBLISHABLE_STATUSES = (Batch.Status.DRAFT, Batch.Status.PUBLISHED)  # published: publishing again resumes
 
@@ -134,11 +134,30 @@ def facts_are_validated(batch: Batch) -> Blocker | None:
     )
 
 
+def latest_compose_job(batch: Batch) -> Job | None:
+    """The batch's most recent compose Job (services.batch_jobs; its params name the batch), or None."""
+    return (Job.objects.filter(project_id=batch.project_id, kind=Job.Kind.COMPOSE, params__batch=batch.pk)
+            .order_by("-id").first())
+
+
+def compose_is_finished(batch: Batch) -> Blocker | None:
+    """A batch composed by a Job (services.batch_jobs) is published only once its latest compose Job is done: a
+    stopped one has committed some sources' units and not the rest."""
+    from annotation_tasks.services import jobs
+
+    job = latest_compose_job(batch)
+    if job is None or job.status == job.Status.DONE:
+        return None
+    how = "stopped: resume it (Compose units again)" if jobs.offers_resume(job) else "running"
+    return Blocker("composing", f"The batch is still being composed (job {job.pk}, {job.done} of {job.total} sources; "
+                   f"{how}).", "units")
+
+
 OVERRIDABLE = ("undecided_qas", "undecided_facts")
 """Blockers a researcher may override with a reason (the validation pre-steps)."""
 
-PUBLISH_CHECKS: list[PublishCheck] = [status_allows_publishing, provider_is_known, has_units, qas_are_validated,
-                                      facts_are_validated]
+PUBLISH_CHECKS: list[PublishCheck] = [status_allows_publishing, provider_is_known, has_units, compose_is_finished,
+                                      qas_are_validated, facts_are_validated]
 
 
 def publish_blockers(batch: Batch) -> list[Blocker]:
@@ -177,7 +196,15 @@ def ensure_deletable(batch: Batch) -> None:
 
 
 def ensure_composable(batch: Batch) -> None:
+    """A draft, and no compose Job of it alive (a second composition beside it could compose a source twice; a
+    stopped one is resumed by composing again)."""
+    from annotation_tasks.services import jobs
+
     _refuse_unless(batch.status == Batch.Status.DRAFT, "status", "Units can only be added to a draft batch.")
+    job = latest_compose_job(batch)
+    alive = job is not None and job.status in (job.Status.QUEUED, job.Status.RUNNING) and not jobs.is_stalled(job)
+    _refuse_unless(not alive, "composing", f"The batch is being composed (job {job.pk if job else ''}): wait for it "
+                   "to finish.", "units")
 
 
 def ensure_syncable(batch: Batch) -> None:

@@ -69,6 +69,10 @@ KINDS: dict[str, JobKind] = {
         "annotation_tasks.run_export_job", True,
         "an export only reads the project and writes its own folder, which a rerun empties first",
     ),
+    Job.Kind.COMPOSE: JobKind(
+        "annotation_tasks.run_compose_job", True,
+        "each chunk of sources is composed in one transaction and a rerun skips the sources that have units",
+    ),
     Job.Kind.PUBLISH: JobKind(
         "annotation_tasks.run_publish_job", False,
         "publishing creates paid tasks: a worker killed between the platform's answer and saving the unit's "

@@ -238,7 +238,7 @@ def compose_chunks(
     sources: Iterable[Source] | None = None,
     mode: str | None = None,
     assignments_wanted: int | None = None,
-    chunk: int = COMPOSE_CHUNK,
+    chunk: int | None = None,
 ) -> Iterator[Chunk]:
     """Compose the batch's units `chunk` sources at a time, each chunk in its own transaction (see compose_units
     for what a unit is). A source's units are written together, so a composition that stops between chunks
@@ -256,6 +256,7 @@ def compose_chunks(
     caps = project_caps(project)
     pairwise = mode == Unit.Mode.QASEM and project.has_step(Protocol.PAIRWISE)
     gold = not protocol.expert_step
+    chunk = chunk or COMPOSE_CHUNK
     last = 0
     while True:
         page = list(qs.filter(pk__gt=last).order_by("id").prefetch_related("responses")[:chunk])
