@@ -258,9 +258,50 @@ def labels_frame(
     frame["level"] = frame["level"].astype(LEVEL_DTYPE)  # already these categories (concat keeps them)
     frame["label"] = frame["label"].astype(LABEL_DTYPE)
     frame["derived_from_span"] = frame["derived_from_span"].astype(bool)
-    # sorted while every column is a number or a categorical (cheap to reorder); the join keeps the order
-    frame = frame.sort_values(["level", "item_id", "worker_id"], kind="stable").reset_index(drop=True)
-    return _join_responses(frame, responses)[LABEL_COLUMNS]
+    # one vote per worker per item, sorted by level, item_id, worker_id while every column is a number or a
+    # categorical (cheap to reorder); the join keeps the order
+    frame = frame.take(_first_votes(frame, ["level", "item_id", "worker_id"], _retest_assignments(project)))
+    return _join_responses(frame.reset_index(drop=True), responses)[LABEL_COLUMNS]
+
+
+def _retest_assignments(project: Project) -> np.ndarray:
+    """Ids of the project's assignments in test-retest batches (Batch.settings.retest, asked for on purpose)."""
+    return np.fromiter(Assignment.objects.filter(unit__project=project, unit__batch__settings__retest=True)
+                       .values_list("id", flat=True), dtype=np.int64)
+
+
+def _sort_codes(column: pd.Series) -> np.ndarray:
+    """A column as numbers that sort like it (categorical codes; text factorized: equal values, equal codes)."""
+    if isinstance(column.dtype, pd.CategoricalDtype):
+        return column.cat.codes.to_numpy()
+    if column.dtype == object:
+        return pd.factorize(column, use_na_sentinel=False)[0]
+    return column.to_numpy()
+
+
+def _first_votes(frame: pd.DataFrame, keys: list[str], retests: np.ndarray) -> np.ndarray:
+    """Positions of the rows to keep, sorted by `keys`: one counted vote per worker per item (issue 23 item 5).
+
+    Submit keeps a worker's first counted vote on an item and drops a later one cast through another batch
+    (services.work); data stored before that fix holds both, and here too the earliest assignment's vote counts
+    (as in the exports, exporters.base.counted_only): the first is the one given before the worker could have
+    seen the item again, and choosing it keeps old and new data alike. A test-retest repeat (retest batch) never
+    outranks the vote it repeats: its worker counts once in frames and agreement (the exports mark it beside)."""
+    if frame.empty:
+        return np.arange(0)
+    rank = frame["assignment_id"].to_numpy(dtype=np.int64)
+    if len(retests):
+        rank = np.where(np.isin(rank, retests), rank + (1 << 40), rank)
+    columns = [_sort_codes(frame[k]) for k in keys]
+    order = np.lexsort((rank, *reversed(columns)))
+    first = np.ones(len(order), dtype=bool)
+    if len(order) > 1:
+        same = np.ones(len(order) - 1, dtype=bool)
+        for column in columns:
+            ordered = column[order]
+            same &= ordered[1:] == ordered[:-1]
+        first[1:] = ~same
+    return order[first]
 
 
 def qas_frame(project: Project, responses: pd.DataFrame | None = None) -> pd.DataFrame:
@@ -313,6 +354,7 @@ def facts_frame(project: Project) -> pd.DataFrame:
         ["fact_id", "assignment__worker_id", "assignment_id", "label"],
     )
     labels.columns = ["fact_id", "worker_id", "assignment_id", "label"]
+    labels = labels.take(np.sort(_first_votes(labels, ["fact_id", "worker_id"], _retest_assignments(project))))
     frame = facts.merge(labels, on="fact_id", how="left")
     frame["label"] = frame["label"].astype(object).where(frame["label"].notna(), None)
     return frame[columns]
