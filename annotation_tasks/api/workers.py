@@ -68,8 +68,8 @@ def send_feedback(worker: Worker, project, text: str, assignment: Assignment | N
     OpenApiParameter("status", str, required=False, description="The worker's status in the project(s)."),
 ]))
 class WorkerViewSet(ResearcherScopedMixin, viewsets.ReadOnlyModelViewSet):
-    """Workers with an assignment in one of the caller's projects; `?project=` adds that project's metrics,
-    computed in SQL for the whole project and cached while its data is unchanged (quality.metrics.cached_metrics)."""
+    """Workers with an assignment in one of the caller's projects; `?project=` adds that project's metrics, read
+    for the page's workers from the kept figures (services.worker_metrics), with `metrics_state` saying how current."""
 
     queryset = Worker.objects.select_related("user").order_by("id")
     serializer_class = WorkerSerializer
@@ -118,13 +118,21 @@ class WorkerViewSet(ResearcherScopedMixin, viewsets.ReadOnlyModelViewSet):
         pk = self.kwargs.get("pk")
         return [int(pk)] if pk and str(pk).isdigit() else None
 
+    def get_paginated_response(self, data):  # type: ignore[override]
+        """The page, and with ?project= how current its figures are ({computed_at, stale, pending})."""
+        response = super().get_paginated_response(data)
+        state = getattr(self, "_metrics_state", None)
+        if state is not None and isinstance(response.data, dict):
+            response.data["metrics_state"] = state
+        return response
+
     def get_serializer_context(self) -> dict:
         context = super().get_serializer_context()
         project_id = self.request.query_params.get("project")
         if project_id and project_id.isdigit():
             project = researcher_projects(self.request.user).filter(pk=project_id).first()
             if project is not None:
-                from annotation_tasks.services.quality.metrics import cached_metrics
+                from annotation_tasks.services import worker_metrics
 
                 context["project_id"] = project.pk  # workers are named by their pseudonym in this project
                 shown = self._shown_workers() or []
@@ -132,12 +140,13 @@ class WorkerViewSet(ResearcherScopedMixin, viewsets.ReadOnlyModelViewSet):
                     w: (s, q or {}) for w, s, q in WorkerProjectStatus.objects.filter(
                         project=project, worker_id__in=shown).values_list("worker_id", "status", "qualifications")
                 }
-                # the project's metrics are computed in SQL and cached (quality.metrics.cached_metrics); the status
-                # in them is today's (a block takes effect at once)
-                every = cached_metrics(project) if shown else {}
+                # the page's kept figures (services.worker_metrics: an indexed read; a large project's are
+                # recomputed in the background when its data changed); the status in them is today's
+                kept = worker_metrics.page(project, shown)
+                self._metrics_state = kept.describe()
                 context["metrics"] = {
-                    w: {**every[w], "status": context["standing"].get(w, (Worker.Status.ACTIVE, {}))[0]}
-                    for w in shown if w in every
+                    w: {**figures, "status": context["standing"].get(w, (Worker.Status.ACTIVE, {}))[0]}
+                    for w, figures in kept.metrics.items()
                 }
         return context
 
