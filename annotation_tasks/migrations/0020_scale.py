@@ -17,6 +17,7 @@ class Migration(migrations.Migration):
                 ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
                 ('version', models.CharField(max_length=40)),
                 ('computed_at', models.DateTimeField()),
+                ('checked_at', models.DateTimeField(help_text='When the data version was last compared and found unchanged.')),
                 ('units_done', models.IntegerField(default=0)),
                 ('gold_total', models.IntegerField(default=0)),
                 ('gold_correct', models.IntegerField(default=0)),

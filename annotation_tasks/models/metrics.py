@@ -16,6 +16,7 @@ class WorkerMetricsSnapshot(models.Model):
     worker = models.ForeignKey(Worker, on_delete=models.CASCADE, related_name="kept_metrics")
     version = models.CharField(max_length=40)
     computed_at = models.DateTimeField()
+    checked_at = models.DateTimeField(help_text="When the data version was last compared and found unchanged.")
     units_done = models.IntegerField(default=0)
     gold_total = models.IntegerField(default=0)
     gold_correct = models.IntegerField(default=0)

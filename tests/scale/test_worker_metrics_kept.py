@@ -35,7 +35,7 @@ def assert_equal_to_reference(rows: list[dict], reference: dict) -> None:
                 assert got[key] == pytest.approx(expected[key])
 
 
-def test_a_page_equals_the_reference_over_every_worker():
+def test_a_page_equals_the_reference_over_every_worker(monkeypatch):
     project, _ = random_project(5, n_workers=7)
     client = researcher_of(project)
     reference = quality.worker_metrics(project)
@@ -46,9 +46,7 @@ def test_a_page_equals_the_reference_over_every_worker():
     a = Assignment.objects.filter(unit__project=project, status="submitted", worker_id=body["results"][0]["id"]).first()
     if a is not None:
         Assignment.objects.filter(pk=a.pk).update(status="rejected")
-        from django.core.cache import cache
-
-        cache.clear()  # the version is read again after CHECKED_SECONDS
+        monkeypatch.setattr(worker_metrics, "CHECKED_SECONDS", 0)  # the version is read again after it
         body = client.get(f"/api/workers/?project={project.pk}&page_size=3&page=2").json()
         assert_equal_to_reference(body["results"], quality.worker_metrics(project))
 
@@ -80,15 +78,14 @@ def test_a_large_project_is_never_computed_in_the_request(monkeypatch):
     # the data changes: the kept figures are served, marked stale, and a recomputation is queued
     a = Assignment.objects.filter(unit__project=project, status="submitted", worker_id__in=before).first()
     Assignment.objects.filter(pk=a.pk).update(status="rejected")
-    from django.core.cache import cache
-
-    cache.clear()  # past CHECKED_SECONDS
+    monkeypatch.setattr(worker_metrics, "CHECKED_SECONDS", 0)  # the kept figures are due a check
     body = client.get(url).json()
     assert body["metrics_state"]["stale"] is True
     assert {r["id"]: r["metrics"]["units_done"] for r in body["results"]} == before
     assert queued == [project.pk, project.pk]
     monkeypatch.setattr(quality_metrics, "page_metrics", real)
-    worker_metrics.refresh(project)
+    worker_metrics.refresh(project, only_if_changed=True)  # the queued check: the data changed
+    monkeypatch.setattr(worker_metrics, "CHECKED_SECONDS", 30)
     body = client.get(url).json()
     assert body["metrics_state"]["stale"] is False
     assert {r["id"]: r["metrics"]["units_done"] for r in body["results"]}[a.worker_id] == before[a.worker_id] - 1
@@ -99,6 +96,9 @@ def test_the_queued_task_refreshes_once_at_a_time(settings):
     assert worker_metrics.queue_refresh(project)  # eager in tests: it ran, and freed its lock
     kept = worker_metrics.page(project, list(quality.worker_metrics(project)))
     assert kept.metrics and not kept.stale
+    at = kept.computed_at
+    assert worker_metrics.refresh(project, only_if_changed=True) == 0  # unchanged: only marked checked
+    assert worker_metrics.page(project, list(kept.metrics)).computed_at == at
     from django.core.cache import cache
 
     cache.add(f"factcrowd:worker-metrics-refresh:{project.pk}", 1, 60)
