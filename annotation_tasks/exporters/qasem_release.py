@@ -16,7 +16,7 @@ from collections import defaultdict
 from collections.abc import Iterator, Sequence
 from typing import Any
 
-from annotation_tasks.exporters.base import CHUNK, iter_chunks, level_votes, majorities
+from annotation_tasks.exporters.base import CHUNK, iter_chunks, level_votes, majorities, retest_marks
 from annotation_tasks.importers.qasem_release import QA_KEYS, SPAN_KEYS
 from annotation_tasks.importers.tokenize import tokenize
 from annotation_tasks.models import QA, AdjudicatedLabel, AnswerSpan, Predicate, Project, Response
@@ -59,12 +59,22 @@ def _chunk_lines(chunk: list[Response], include_majority: bool) -> Iterator[str]
         "answerspan_id", "qa_id"
     ):
         links[span_id].add(qa_id)
-    votes = majorities(level_votes("qa", qa_ids) + level_votes("span", span_ids))
+    rows = level_votes("qa", qa_ids) + level_votes("span", span_ids)
+    votes, retests = majorities(rows), retest_marks(rows)
+    if retests:  # a test-retest repeat is marked (`retest`) and not counted twice: the majority of the first votes
+        voters: dict[tuple[str, int], list[int]] = defaultdict(list)
+        for r in rows:
+            voters[(r[0], int(r[1]))].append(r[2])
+        repeats = {(key, a) for key, marks in retests.items()
+                   for a, mark in zip(sorted(voters[key]), marks, strict=True) if mark}
+        firsts = majorities([r for r in rows if ((r[0], int(r[1])), r[2]) not in repeats])
+        votes = {key: (firsts.get(key, (None, []))[0], raw) for key, (_m, raw) in votes.items()}
     decided = {("qa", k): v for k, v in AdjudicatedLabel.of_items("qa", qa_ids).items()}
     decided.update({("span", k): v for k, v in AdjudicatedLabel.of_items("span", span_ids).items()})
     for response in chunk:
         yield dumps(
-            _record(response, preds, qas[response.pk], spans[response.pk], links, (votes, decided), include_majority,
+            _record(response, preds, qas[response.pk], spans[response.pk], links, (votes, decided, retests),
+                    include_majority,
                     invalid[response.pk])
         )
 
@@ -83,7 +93,7 @@ def _record(
     qas: list[QA],
     spans: list[AnswerSpan],
     links: dict[int, set[int]],
-    votes: tuple[dict, dict],
+    votes: tuple[dict, dict, dict],
     include_majority: bool,
     invalid: set,
 ) -> dict[str, Any]:
@@ -131,17 +141,20 @@ def _in_release_order(values: dict[str, Any], meta: dict, default_keys: Sequence
     return {k: values[k] if k in values else meta.get(k) for k in keys}
 
 
-def _derived(out: dict[str, Any], key: tuple[str, int], votes: tuple[dict, dict], include_majority: bool,
+def _derived(out: dict[str, Any], key: tuple[str, int], votes: tuple[dict, dict, dict], include_majority: bool,
              polarity: Any) -> dict[str, Any]:
-    """`majority` (on request) and `adjudication` (when an expert decided) after the record's own keys."""
+    """`majority` (on request), `adjudication` (when an expert decided) and `retest` (vote i is a test-retest
+    repeat, on items that have one) after the record's own keys."""
     if include_majority:
         out["majority"] = polarity(votes[0].get(key, (None, []))[0])
+    if key in votes[2]:
+        out["retest"] = votes[2][key]
     if key in votes[1]:
         out["adjudication"] = votes[1][key].provenance()
     return out
 
 
-def _qa(qa: QA, pred: Predicate, votes: tuple[dict, dict], include_majority: bool) -> dict[str, Any]:
+def _qa(qa: QA, pred: Predicate, votes: tuple[dict, dict, dict], include_majority: bool) -> dict[str, Any]:
     meta = qa.metadata or {}
     _majority, raw = votes[0].get(("qa", qa.pk), (None, []))
     values: dict[str, Any] = {
@@ -164,7 +177,7 @@ def _span(
     span_meta: dict[str, Any],
     links: dict[int, set[int]],
     qa_release_id: dict[int, Any],
-    votes: tuple[dict, dict],
+    votes: tuple[dict, dict, dict],
     include_majority: bool,
     invalid: set,
 ) -> dict[str, Any]:
