@@ -22,6 +22,7 @@ import hashlib
 import json
 import re
 from collections import defaultdict
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -32,6 +33,7 @@ from annotation_tasks.importers.common import (
     BULK,
     IMPORTED,
     ImportResult,
+    existing_response_ids,
     import_batch,
     imported_workers,
     offsets_for,
@@ -140,9 +142,49 @@ class LineRecord:
 # ---------------------------------------------------------------- read + validate
 
 
-def read(path: Path) -> list[LineRecord]:
-    """Every line of the file, validated; raises ImportErrors listing every bad line (the first MAX_ERRORS)."""
-    records: list[LineRecord] = []
+CHUNK_LINES = 200
+"""Lines parsed and written at a time: a release of thousands of lines (each line's QAs, spans and votes as
+Python objects, then as model rows) held whole took 737 MB for 4,144 lines (issue 25); a chunk is all an
+import holds now."""
+
+
+@dataclass
+class Release:
+    """A validated release file, read again a chunk of lines at a time to write (`chunks`): the records are not
+    kept. `votes` is what writing needs to know of the whole file before its first chunk: per source (id,
+    token digest), each line's response id and its most votes on an item (the unit's worker positions)."""
+
+    path: Path
+    lines: int = 0
+    votes: dict[tuple[str, str], list[tuple[str, int]]] = field(default_factory=dict)
+
+    def __len__(self) -> int:
+        return self.lines
+
+    def chunks(self, size: int | None = None) -> Iterator[list[LineRecord]]:
+        """The records again, `size` lines at a time (the file was validated: it parses as it did)."""
+        chunk: list[LineRecord] = []
+        for lineno, obj in read_jsonl(self.path):
+            chunk.append(parse_line(obj, Where(self.path.name, lineno)))
+            if len(chunk) >= (size or CHUNK_LINES):
+                yield chunk
+                chunk = []
+        if chunk:
+            yield chunk
+
+
+def _source_key(rec: LineRecord) -> tuple[str, str]:
+    return rec.sid, _digest(rec.source_tokens)
+
+
+def _most_votes(rec: LineRecord) -> int:
+    return max([0, *(len(q.annotations or []) for q in rec.qas), *(len(s.annotations or []) for s in rec.spans)])
+
+
+def read(path: Path) -> Release:
+    """Validate every line of the file in one streaming pass, keeping only what writing needs (Release.votes);
+    raises ImportErrors listing every bad line (the first MAX_ERRORS), each located by file, line and field."""
+    release = Release(path)
     seen: dict[str, int] = {}
     errors = ErrorCollector()
     for lineno, obj in read_jsonl(path, errors):
@@ -154,9 +196,10 @@ def read(path: Path) -> list[LineRecord]:
                     f"{seen[rec.response_external_id]}"
                 )
             seen[rec.response_external_id] = lineno
-            records.append(rec)
+            release.votes.setdefault(_source_key(rec), []).append((rec.response_external_id, _most_votes(rec)))
+            release.lines += 1
     errors.check()
-    return records
+    return release
 
 
 def parse_line(obj: Any, where: Where) -> LineRecord:
@@ -354,13 +397,50 @@ def _resolve_sources(project: Project, records: list[LineRecord]) -> tuple[dict[
     return resolved, new
 
 
-def write(project: Project, records: list[LineRecord], file_name: str) -> ImportResult:
-    """Create every row of the records not yet in the project. Call inside transaction.atomic()."""
-    result, todo = start_import(project, records, file_name, lambda r: r.response_external_id,
-                                text_of=lambda r: " ".join(t for s in r.sentences for t in s), line_of=lambda r: r.line)
-    if not todo:
-        return result
+@dataclass
+class _Units:
+    """The import batch's units as chunks write them: one unit per source of the file (its lines in any chunk),
+    with as many approved assignments as its lines' most votes (known for the whole file before the first
+    chunk: Release.votes), so a chunked import writes the rows a whole-file import wrote."""
 
+    workers: dict[tuple[str, str], int]  # source key → worker positions; sources without votes get no unit
+    batch: Any = None
+    unit_of: dict[tuple[str, str], Unit] = field(default_factory=dict)
+    slots: dict[tuple[str, str], list[Assignment]] = field(default_factory=dict)
+    positions: dict[tuple[str, str], int] = field(default_factory=dict)
+
+
+def write(project: Project, records: Release | list[LineRecord], file_name: str) -> ImportResult:
+    """Create every row of the records not yet in the project, a chunk of lines at a time (a Release is parsed
+    again chunk by chunk). Call inside transaction.atomic(): a failure in any chunk rolls back every chunk."""
+    release = records if isinstance(records, Release) else None
+    votes = release.votes if release is not None else _votes_of(records)
+    existing = existing_response_ids(project, (rid for lines in votes.values() for rid, _ in lines))
+    workers = {key: n for key, lines in votes.items() if (n := max([0, *(v for rid, v in lines if rid not in existing)]))}
+    units = _Units(workers)
+    result = ImportResult(file=file_name, lines=len(records))
+    for chunk in (release.chunks() if release is not None else [records]):
+        part, todo = start_import(project, chunk, file_name, lambda r: r.response_external_id,
+                                  text_of=lambda r: " ".join(t for s in r.sentences for t in s),
+                                  line_of=lambda r: r.line)
+        result.skipped += part.skipped
+        result.changed += part.changed
+        if todo:
+            _write_chunk(project, todo, file_name, result, units)
+        del chunk, todo
+    return result
+
+
+def _votes_of(records: list[LineRecord]) -> dict[tuple[str, str], list[tuple[str, int]]]:
+    out: dict[tuple[str, str], list[tuple[str, int]]] = {}
+    for rec in records:
+        out.setdefault(_source_key(rec), []).append((rec.response_external_id, _most_votes(rec)))
+    return out
+
+
+def _write_chunk(project: Project, todo: list[LineRecord], file_name: str, result: ImportResult,
+                 units: _Units) -> None:
+    """Every row of these lines (none of them in the project yet)."""
     source_of, new_sources = _resolve_sources(project, todo)
     Source.objects.bulk_create(new_sources, batch_size=BULK)
     result.created["sources"] += len(new_sources)
@@ -468,9 +548,8 @@ def write(project: Project, records: list[LineRecord], file_name: str) -> Import
             links.extend(Through(answerspan_id=row.pk, qa_id=rows[x].pk) for x in linked)
     Through.objects.bulk_create(links, batch_size=BULK)
 
-    _write_labels(project, todo, responses, qa_rows, span_rows, file_name, result)
+    _write_labels(project, todo, responses, qa_rows, span_rows, file_name, result, units)
     _write_adjudications(project, todo, qa_rows, span_rows, result)
-    return result
 
 
 def _write_adjudications(project: Project, todo: list[LineRecord], qa_rows: list[dict[Any, QA]],
@@ -493,64 +572,46 @@ def _write_labels(
     span_rows: list[list[AnswerSpan]],
     file_name: str,
     result: ImportResult,
+    state: _Units,
 ) -> None:
-    """One unit per source (its responses of this file), one approved assignment per worker position."""
-    groups: dict[int, list[int]] = defaultdict(list)  # id(source) → indices into todo
-    sources: dict[int, Source] = {}
-    for i, resp in enumerate(responses):
-        groups[id(resp.source)].append(i)
-        sources[id(resp.source)] = resp.source
-    n_workers: dict[int, int] = {}
-    for key, idx in groups.items():
-        n = 0
-        for i in idx:
-            n = max([n, *(len(q.annotations or []) for q in todo[i].qas), *(len(s.annotations or []) for s in todo[i].spans)])
-        if n:
-            n_workers[key] = n
-    if not n_workers:
+    """One unit per source of the file (made when its first line is written), one approved assignment per worker
+    position; each line's votes go to the assignments of its position."""
+    groups: dict[tuple[str, str], list[int]] = defaultdict(list)  # source key → indices into todo
+    for i, rec in enumerate(todo):
+        key = _source_key(rec)
+        if key in state.workers:
+            groups[key].append(i)
+    if not groups:
         return
-    batch, made = import_batch(project, file_name)
-    result.created["batches"] += int(made)
-    units = {
-        key: Unit(
-            project=project,
-            batch=batch,
-            source=sources[key],
-            mode="qasem",
-            assignments_wanted=n,
-            status=Unit.Status.COMPLETE,
-        )
-        for key, n in n_workers.items()
-    }
-    Unit.objects.bulk_create(list(units.values()), batch_size=BULK)
-    result.created["units"] += len(units)
-    UnitResponse.objects.bulk_create(
-        [
-            UnitResponse(unit=units[key], response=responses[i], position=pos)
-            for key in units
-            for pos, i in enumerate(groups[key])
-        ],
-        batch_size=BULK,
-    )
-    worker_ids = {
-        key: [f"{WORKER_PREFIX}:{todo[groups[key][0]].sid}:{k}" for k in range(n)] for key, n in n_workers.items()
-    }
+    if state.batch is None:
+        state.batch, made = import_batch(project, file_name)
+        result.created["batches"] += int(made)
+    new = [key for key in groups if key not in state.unit_of]
+    for key in new:
+        state.unit_of[key] = Unit(project=project, batch=state.batch, source=responses[groups[key][0]].source,
+                                  mode="qasem", assignments_wanted=state.workers[key], status=Unit.Status.COMPLETE)
+    Unit.objects.bulk_create([state.unit_of[key] for key in new], batch_size=BULK)
+    result.created["units"] += len(new)
+    links = []
+    for key, idx in groups.items():
+        first = state.positions.get(key, 0)
+        links += [UnitResponse(unit=state.unit_of[key], response=responses[i], position=first + pos)
+                  for pos, i in enumerate(idx)]
+        state.positions[key] = first + len(idx)
+    UnitResponse.objects.bulk_create(links, batch_size=BULK)
+    worker_ids = {key: [f"{WORKER_PREFIX}:{key[0]}:{k}" for k in range(state.workers[key])] for key in new}
     workers = imported_workers(x for ids in worker_ids.values() for x in ids)
-    assignments = {
-        key: [
-            Assignment(unit=units[key], worker=workers[x], status=Assignment.Status.APPROVED)
-            for x in worker_ids[key]
-        ]
-        for key in units
-    }
-    Assignment.objects.bulk_create([a for lst in assignments.values() for a in lst], batch_size=BULK)
-    result.created["assignments"] += sum(len(v) for v in assignments.values())
+    for key in new:
+        state.slots[key] = [Assignment(unit=state.unit_of[key], worker=workers[x], status=Assignment.Status.APPROVED)
+                            for x in worker_ids[key]]
+    Assignment.objects.bulk_create([a for key in new for a in state.slots[key]], batch_size=BULK)
+    result.created["assignments"] += sum(len(state.slots[key]) for key in new)
 
     qa_labels: list[QALabel] = []
     span_labels: list[SpanLabel] = []
-    for key in units:
-        slots = assignments[key]
-        for i in groups[key]:
+    for key, idx in groups.items():
+        slots = state.slots[key]
+        for i in idx:
             for q in todo[i].qas:
                 for k, v in enumerate(q.annotations or []):
                     qa_labels.append(QALabel(assignment=slots[k], qa=qa_rows[i][q.qa_id], supported=(v == 0)))
