@@ -97,7 +97,7 @@ def child(args: argparse.Namespace) -> int:
 
         prof = cProfile.Profile()
         result = prof.runcall(run_one, args.child, args.project, tmp)
-        pstats.Stats(prof, stream=sys.stderr).sort_stats("cumulative").print_stats(25)
+        pstats.Stats(prof, stream=sys.stderr).sort_stats(args.sort).print_stats(30)
     else:
         result = run_one(args.child, args.project, tmp)
     import shutil
@@ -113,6 +113,7 @@ def main() -> int:
     ap.add_argument("--project", default=None)
     ap.add_argument("--formats", default=",".join(FORMATS))
     ap.add_argument("--profile", action="store_true")
+    ap.add_argument("--sort", default="cumulative", help="cProfile sort key with --profile (cumulative, tottime)")
     ap.add_argument("--child", default=None, help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.child:
@@ -133,7 +134,7 @@ def main() -> int:
     results = []
     for fmt in args.formats.split(","):
         cmd = [sys.executable, __file__, "--database-url", args.database_url, "--project", args.project,
-               "--child", fmt, *(["--profile"] if args.profile else [])]
+               "--child", fmt, "--sort", args.sort, *(["--profile"] if args.profile else [])]
         done = subprocess.run(cmd, capture_output=True, text=True, check=False)
         if args.profile:
             sys.stderr.write(done.stderr[-6000:])

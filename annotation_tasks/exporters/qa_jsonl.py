@@ -30,6 +30,7 @@ from typing import Any, NamedTuple
 from annotation_tasks.analysis.splits import split_of
 from annotation_tasks.exporters.base import (
     CHUNK,
+    id_list,
     iter_value_chunks,
     level_votes,
     majorities,
@@ -92,13 +93,13 @@ def export_lines(project: Project, *, chunk_size: int = CHUNK, with_platform_ids
     for chunk in _response_chunks(project, chunk_size):
         by_id = {r.pk: r for r in chunk}
         qas = [_QA(*row) for row in
-               QA.objects.filter(response_id__in=list(by_id))
+               QA.objects.filter(response_id__in=id_list(by_id))
                .exclude(validity=QA.Validity.INVALID)  # rejected by the expert step: not part of the judged set
                .order_by("response_id", "order", "id").values_list(*QA_FIELDS)]
         rows = level_votes("qa", [qa.pk for qa in qas])
         votes, sure = majorities(rows), certainty(rows)  # sure: posterior, its interval, soft label per item
         who = vote_workers(rows, with_platform_ids=with_platform_ids)
-        adjudicated = AdjudicatedLabel.of_items("qa", [qa.pk for qa in qas])
+        adjudicated = AdjudicatedLabel.of_items("qa", id_list(qa.pk for qa in qas))
         retests = retest_marks(rows)
         keys = {pk: source_key(r) for pk, r in by_id.items()}
         for qa in qas:
@@ -149,15 +150,15 @@ def span_lines(project: Project, *, chunk_size: int = CHUNK, with_platform_ids: 
     export_lines writes the QA level (majority `label`, `votes`, `workers`, split by source, adjudication)."""
     for chunk in _response_chunks(project, chunk_size):
         by_id = {r.pk: r for r in chunk}
-        spans = [_Span(*row) for row in AnswerSpan.objects.filter(response_id__in=list(by_id))
+        spans = [_Span(*row) for row in AnswerSpan.objects.filter(response_id__in=id_list(by_id))
                  .order_by("response_id", "order", "start", "id").values_list(*SPAN_FIELDS)]
         ids = [s.pk for s in spans]
         rows = level_votes("span", ids)
         votes, sure = majorities(rows), certainty(rows)  # sure: posterior, its interval, soft label per item
         who = vote_workers(rows, with_platform_ids=with_platform_ids)
-        adjudicated = AdjudicatedLabel.of_items("span", ids)
+        adjudicated = AdjudicatedLabel.of_items("span", id_list(ids))
         links: dict[int, list[int]] = {}
-        for span_id, qa_id in AnswerSpan.qas.through.objects.filter(answerspan_id__in=ids).order_by("qa_id").values_list(
+        for span_id, qa_id in AnswerSpan.qas.through.objects.filter(answerspan_id__in=id_list(ids)).order_by("qa_id").values_list(
                 "answerspan_id", "qa_id"):
             links.setdefault(span_id, []).append(qa_id)
         retests = retest_marks(rows)

@@ -9,13 +9,21 @@ project's labels before the first line).
 """
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import tempfile
+from array import array
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, TextIO
 
+import numpy as np
+import pandas as pd
+from django.db.models import QuerySet
+
+from annotation_tasks.analysis.agreement import agreement_table
+from annotation_tasks.analysis.campaigns import campaign_agreement_table
 from annotation_tasks.analysis.crowd_models import MODELS, aggregated_labels
 from annotation_tasks.analysis.splits import split_of
 from annotation_tasks.analysis.uncertainty import MODELS as UNCERTAINTY_MODELS
@@ -23,7 +31,8 @@ from annotation_tasks.analysis.uncertainty import estimate as estimate_uncertain
 from annotation_tasks.exporters import csv_writer, factscore, hf_dataset, labels_jsonl, qa_jsonl, qasem_release
 from annotation_tasks.exporters.base import with_aggregation
 from annotation_tasks.exporters.certainty import ModelledLabels
-from annotation_tasks.models import QA, AnswerSpan, AtomicFact, Project
+from annotation_tasks.models import QA, AnswerSpan, Assignment, AtomicFact, Project
+from annotation_tasks.protocols import label_level
 from annotation_tasks.services import campaigns, frames, reports
 
 
@@ -151,12 +160,93 @@ def export_dataset(project_name: str, out_dir: str | Path, *, aggregation: str =
         configs += _item_configs(project, with_platform_ids, options)
     if not configs:
         raise ExportError(f"project {project_name!r} has nothing to export as a dataset (no QAs, facts or labels)")
-    agreement = reports.build_report(project, by=by)["agreement"]
+    agreement = card_agreement(project, by=by, campaign_frame=frame if campaign is not None else None)
     try:
         return hf_dataset.write(Path(out_dir), project.name, configs, agreement=agreement, aggregation=aggregation,
                                 description=project.description, with_csv=csv)
     except hf_dataset.DatasetExportError as exc:
         raise ExportError(str(exc)) from exc
+
+
+ROWS_PER_READ = 20_000  # label rows fetched per round trip while counting the card's agreement
+
+
+def _int_pairs(queryset: QuerySet) -> np.ndarray:
+    """(n, 2) int64 of a two-integer-column values_list, streamed (no Python tuple kept per row)."""
+    flat = np.fromiter(itertools.chain.from_iterable(queryset.iterator(chunk_size=ROWS_PER_READ)), dtype=np.int64)
+    return flat.reshape(-1, 2)
+
+
+def _join(keys: np.ndarray, values: np.ndarray, wanted: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """values of `wanted` looked up in unique `keys` (sorted here), and which of `wanted` were found."""
+    order = np.argsort(keys, kind="stable")
+    keys, values = keys[order], values[order]
+    if not len(keys):
+        return np.empty(0, dtype=values.dtype), np.zeros(len(wanted), dtype=bool)
+    pos = np.minimum(np.searchsorted(keys, wanted), len(keys) - 1)
+    found = keys[pos] == wanted
+    return values[pos[found]], found
+
+
+def _level_votes_frame(project: Project, level: str, workers: np.ndarray, split_codes: np.ndarray,
+                       splits: list[str]) -> pd.DataFrame | None:
+    """One level's counted votes as a small frame (level, item_id, worker_id, label, split): what
+    frames.labels_frame holds for the agreement, without the per-label text columns (source, system, dataset) a
+    million labels would carry. Label rows are streamed into integer arrays; label values become codes."""
+    spec = label_level(level)
+    items = _int_pairs(spec.items(project).order_by().values_list("id", "response_id"))
+    item_ids, assignment_ids, value_codes = array("q"), array("q"), array("h")
+    codes: dict[Any, int] = {}
+    rows = spec.counted_labels(project).order_by().values_list(spec.item_field, "assignment_id", spec.value_field)
+    for item, assignment, value in rows.iterator(chunk_size=ROWS_PER_READ):
+        label = spec.label_of(value)
+        if label is None:
+            continue
+        item_ids.append(item)
+        assignment_ids.append(assignment)
+        value_codes.append(codes.setdefault(label, len(codes)))
+    if not item_ids:
+        return None
+    item_arr = np.frombuffer(item_ids, dtype=np.int64)
+    response, found = _join(items[:, 0], items[:, 1], item_arr)  # inner join: items the level leaves out go
+    worker, has_worker = _join(workers[:, 0], workers[:, 1], np.frombuffer(assignment_ids, dtype=np.int64)[found])
+    keep = np.flatnonzero(found)[has_worker]
+    labels = np.array(list(codes), dtype=object)
+    split = np.full(len(keep), -1, dtype=np.int64)  # a response without a split: the report's NaN group
+    code, has_split = _join(split_codes[:, 0], split_codes[:, 1], response[has_worker])
+    split[has_split] = code
+    return pd.DataFrame({
+        "level": level,
+        "item_id": item_arr[keep],
+        "worker_id": worker,
+        "label": pd.Categorical(labels[np.frombuffer(value_codes, dtype=np.int16)[keep]]),
+        "split": pd.Categorical.from_codes(split, categories=splits),
+    })
+
+
+def card_agreement(project: Project, *, by: str | None, campaign_frame: pd.DataFrame | None = None
+                   ) -> list[dict[str, Any]]:
+    """The dataset card's agreement rows: the figures reports.build_report(project, by=by)["agreement"] holds,
+    computed from each level's votes alone (one level at a time, streamed into integer arrays) instead of the
+    whole report (worker tables, confusion, consistency, uncertainty), which held ~1 GB for 10^6 labels."""
+    if campaign_frame is not None:  # a label campaign: the frame export_dataset already read
+        return reports.to_jsonable(campaign_agreement_table(campaign_frame, by=by))
+    if by not in (None, "split"):
+        raise ExportError(f"the card's agreement groups by split or nothing, not {by!r}")
+    responses = frames.responses_frame(project)[["response_id", "split"]]
+    splits = sorted({str(s) for s in responses["split"].dropna()})
+    index = {s: i for i, s in enumerate(splits)}
+    split_codes = np.array([(int(r), index[str(s)]) for r, s in zip(responses["response_id"], responses["split"],
+                                                                    strict=True) if isinstance(s, str)],
+                           dtype=np.int64).reshape(-1, 2)
+    del responses
+    workers = _int_pairs(Assignment.objects.filter(unit__project=project).order_by().values_list("id", "worker_id"))
+    rows: list[dict[str, Any]] = []
+    for level in sorted(frames.LEVELS):
+        frame = _level_votes_frame(project, level, workers, split_codes, splits)
+        if frame is not None:
+            rows += agreement_table(frame if by else frame.drop(columns="split"), by=by)
+    return reports.to_jsonable(rows)
 
 
 def _no_label(record: dict[str, Any]) -> bool:
