@@ -317,6 +317,8 @@ SCORER_NLI_MODEL_DIR = env.str("SCORER_NLI_MODEL_DIR", default="")
 SCORER_DEVICE = env.str("SCORER_DEVICE", default="")  # "" = cuda when present, else cpu
 SCORER_BATCH_SIZE = env.int("SCORER_BATCH_SIZE", default=16)
 SCORER_DTYPE = env.str("SCORER_DTYPE", default="auto")  # auto = bfloat16 on a GPU with it, else float32
+SCORER_NLI_BACKEND = env.str("SCORER_NLI_BACKEND", default="auto")  # auto | torch | onnx (docs/scoring.md)
+SCORER_NLI_ONNX_FILE = env.str("SCORER_NLI_ONNX_FILE", default="")  # "" = model_quantized.onnx, else model.onnx
 SCORER_LLM_BASE_URL = env.str("SCORER_LLM_BASE_URL", default="")
 SCORER_LLM_MODEL = env.str("SCORER_LLM_MODEL", default="")
 SCORER_LLM_TEMPLATE = env.str("SCORER_LLM_TEMPLATE", default="")  # a prompt file replacing the default

@@ -65,6 +65,8 @@ OPTIONS: dict[str, dict[str, Option]] = {
         "device": Option(("SCORER_DEVICE",), None, lambda v: str(v) or None),
         "batch_size": Option(("SCORER_BATCH_SIZE",), 16, int),
         "dtype": Option(("SCORER_DTYPE",), "auto"),
+        "backend": Option(("SCORER_NLI_BACKEND",), "auto"),  # auto | torch | onnx (scoring/nli_backends.py)
+        "onnx_file": Option(("SCORER_NLI_ONNX_FILE",)),  # "" = model_quantized.onnx if there, else model.onnx
     },
     "llm": {
         "base_url": Option(("SCORER_LLM_BASE_URL", "LLM_BASE_URL"), required=True),

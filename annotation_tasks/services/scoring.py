@@ -27,7 +27,7 @@ from django.db.models import Q
 from annotation_tasks.importers.base import ImportFormatError, Where, read_csv, read_jsonl
 from annotation_tasks.models import QA, AtomicFact, ItemScore, Job, Project, RetrievedPassage
 from annotation_tasks.scoring import registry
-from annotation_tasks.scoring.base import Claim, Reference, Scorer
+from annotation_tasks.scoring.base import Claim, Reference, Scorer, ScorerError
 from annotation_tasks.services import jobs
 
 CHUNK = 256  # items per scorer call (an NLI batch, a round of LLM requests) and per write transaction
@@ -60,6 +60,8 @@ def get_scorer(name: str) -> Scorer:
         return registry.get_scorer(name, **options)
     except registry.UnknownScorer as exc:
         raise ScoringError(str(exc)) from exc
+    except ScorerError as exc:  # a model directory that does not load: a located 400 / CommandError, not a 500
+        raise ScoringError(f"the {name} scorer cannot load: {exc} (docs/scoring.md)") from exc
 
 
 def project_named(name: str | Project) -> Project:

@@ -120,7 +120,8 @@ def test_scorer_options_come_from_the_settings_the_scorer_declares():
     given = {"SCORER_NLI_MODEL_DIR": "/models/nli", "SCORER_BATCH_SIZE": "8", "LLM_BASE_URL": "http://127.0.0.1:9",
              "SCORER_LLM_MODEL": "m"}
     options = registry.scorer_options("nli", given.get)
-    assert options == {"model_dir": "/models/nli", "device": None, "batch_size": 8, "dtype": "auto"}
+    assert options == {"model_dir": "/models/nli", "device": None, "batch_size": 8, "dtype": "auto", "backend": "auto",
+                       "onnx_file": ""}
     llm = registry.scorer_options("llm", given.get)  # SCORER_LLM_BASE_URL unset: LLM_BASE_URL gives it
     assert llm["base_url"] == "http://127.0.0.1:9" and llm["model"] == "m" and llm["template"] is None
     with pytest.raises(ValueError, match="needs SCORER_LLM_BASE_URL \\(or LLM_BASE_URL\\)"):
