@@ -6,7 +6,9 @@ judgment is first oriented so that the alphabetically first system is "A" (a swa
 matters: interfaces shuffle the left/right position, and without it the same preference would count as
 both a win and a loss.
 
-Input: preferences frame, one row per judgment: unit_id, aspect, worker_id, system_a, system_b, score.
+Input: preferences frame, one row per judgment: unit_id, aspect, worker_id, system_a, system_b, score, and
+optionally pair (what is compared, whichever side: services.frames gives it, with one judgment per worker per pair);
+an item of the agreement is (pair or unit, aspect, systems).
 """
 from __future__ import annotations
 
@@ -61,10 +63,11 @@ def pairwise_summary(preferences: pd.DataFrame) -> list[dict[str, Any]]:
     if preferences.empty:
         return []
     oriented = orient(preferences)
+    item = "pair" if "pair" in oriented else "unit_id"  # the pair judged (across batches), else the unit
     rows: list[dict[str, Any]] = []
     for (aspect, first, second), group in oriented.groupby(["aspect", "first", "second"], sort=True):
         score = group["oriented_score"]
-        counts = _scale_counts(group, ["unit_id", "aspect", "first", "second"])
+        counts = _scale_counts(group, [item, "aspect", "first", "second"])
         outcomes = np.stack([counts[:, :2].sum(axis=1), counts[:, 2], counts[:, 3:].sum(axis=1)], axis=1)
         rows.append(
             {

@@ -16,7 +16,8 @@ Columns are the frame contract the analysis and the exporters rely on:
 - qas: item_id, response_id, predicate_id, source_id, system, dataset, split (valid/unknown QAs)
 - qa_spans: qa_id, span_id (AnswerSpan.qas membership)
 - preferences, one row per pairwise judgment: unit_id, aspect, worker_id, assignment_id, response_a_id,
-  response_b_id, system_a, system_b, score (1–5)
+  response_b_id, system_a, system_b, score (1–5), context_a, context_b, pair (what is compared, sides aside: one
+  judgment per worker per pair and aspect across batches)
 - facts, one row per (fact, label): response_id, fact_id, kind, sentence_index, sentence_relevant,
   worker_id, assignment_id, label (None for a fact nobody labelled)
 """
@@ -367,10 +368,14 @@ def preferences_frame(project: Project) -> pd.DataFrame:
             Assignment.data_q("assignment__"), unit__project=project
         ).order_by("id"),
         ["unit_id", "aspect", "assignment__worker_id", "assignment_id", "response_a_id", "response_b_id",
-         "response_a__system", "response_b__system", "score", "context_a", "context_b"],
+         "response_a__system", "response_b__system", "score", "context_a", "context_b", "unit__source_id"],
     )
     frame.columns = ["unit_id", "aspect", "worker_id", "assignment_id", "response_a_id", "response_b_id",
-                     "system_a", "system_b", "score", "context_a", "context_b"]
+                     "system_a", "system_b", "score", "context_a", "context_b", "source_id"]
+    # one counted judgment per worker per pair (and aspect) across batches: the earliest, as for labels
+    frame["pair"] = _pair_keys(frame)
+    keep = np.sort(_first_votes(frame, ["worker_id", "aspect", "pair"], _retest_assignments(project)))
+    frame = frame.take(keep).drop(columns="source_id").reset_index(drop=True)
     # a pair of retrieved contexts (Ragas' context relevance) is named by its place in the source's passages
     # ("context_v1", as in WikiEval), so the pairwise summary counts it like a pair of systems
     for side in ("a", "b"):
@@ -378,6 +383,21 @@ def preferences_frame(project: Project) -> pd.DataFrame:
         named = contexts.map(lambda i: None if pd.isna(i) else f"context_v{int(i) + 1}")
         frame[f"system_{side}"] = frame[f"system_{side}"].where(contexts.isna(), named)
     return frame
+
+
+def _pair_keys(frame: pd.DataFrame) -> list[str]:
+    """What a judgment compares, whichever side each was shown on: "responses:<id>-<id>", or
+    "contexts:<source id>:<index>-<index>" for two retrieved contexts of a source (lower id or index first)."""
+    keys = []
+    for ra, rb, ca, cb, source in zip(frame["response_a_id"], frame["response_b_id"], frame["context_a"],
+                                      frame["context_b"], frame["source_id"], strict=True):
+        if pd.isna(ra) or pd.isna(rb):
+            lo, hi = sorted((int(ca), int(cb)))
+            keys.append(f"contexts:{int(source)}:{lo}-{hi}")
+        else:
+            lo, hi = sorted((int(ra), int(rb)))
+            keys.append(f"responses:{lo}-{hi}")
+    return keys
 
 
 def worker_labels_frame(project: Project) -> pd.DataFrame:
