@@ -59,10 +59,30 @@ class BatchViewSet(
     ordering_fields = ["created_at", "name", "id"]
 
     def annotate_page(self, queryset):
-        """The unit count of the page's batches (BatchSerializer counts units per status with one grouped query
-        per batch, not by loading every unit row: 10^5 of them)."""
+        """The unit count of a single batch (retrieve, update); the list counts its page in attach_counts."""
+        if self.action == "list":
+            return queryset
         units = Unit.objects.filter(batch=OuterRef("pk")).order_by().values("batch")
         return queryset.annotate(unit_count=Coalesce(Subquery(units.annotate(n=Count("pk")).values("n")), 0))
+
+    def paginate_queryset(self, queryset):  # type: ignore[override]
+        page = super().paginate_queryset(queryset)
+        if page is not None:
+            self.attach_counts(page)
+        return page
+
+    @staticmethod
+    def attach_counts(batches) -> None:
+        """Each batch's units per status and in all, for the whole page in one grouped query over the unit table's
+        batch index (a count per batch and per field was two queries per batch: ~0.5 s for 9 batches of 10^5
+        units, issue 25)."""
+        counted: dict[int, dict[str, int]] = {b.pk: {} for b in batches}
+        for batch_id, unit_status, n in (Unit.objects.filter(batch_id__in=list(counted)).order_by()
+                                         .values_list("batch_id", "status").annotate(n=Count("pk"))):
+            counted[batch_id][unit_status] = n
+        for batch in batches:
+            batch.units_by_status_counted = counted[batch.pk]
+            batch.unit_count = sum(counted[batch.pk].values())
 
     def perform_update(self, serializer: BatchSerializer) -> None:
         _obey(batch_rules.ensure_editable, serializer.instance, serializer.validated_data)

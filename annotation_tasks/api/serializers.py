@@ -297,6 +297,12 @@ class BatchSerializer(serializers.ModelSerializer):
         edit keeps the stored one and cannot add one."""
         if not isinstance(value, dict):
             raise serializers.ValidationError("must be an object")
+        from annotation_tasks.services import routing
+
+        try:
+            routing.parse(value)
+        except routing.RoutingError as exc:  # located: {"settings": {"routing.threshold": [...]}}
+            raise serializers.ValidationError({exc.field: [exc.message]}) from exc
         kept = {k: v for k, v in value.items() if k not in ("validation_override", "validation_overrides")}
         stored = (self.instance.settings or {}) if isinstance(self.instance, Batch) else {}
         kept.update({k: stored[k] for k in ("validation_override", "validation_overrides") if k in stored})
@@ -304,7 +310,11 @@ class BatchSerializer(serializers.ModelSerializer):
 
     @extend_schema_field({"type": "object", "additionalProperties": {"type": "integer"}})
     def get_units_by_status(self, batch: Batch) -> dict[str, int]:
-        # grouped in the database: a batch of 10^5 units is not read row by row (api/batches.py, issue 25)
+        # grouped in the database: a batch of 10^5 units is not read row by row (api/batches.py, issue 25); the
+        # list counts its page's batches in one grouped query (BatchViewSet.attach_counts)
+        kept = getattr(batch, "units_by_status_counted", None)
+        if kept is not None:
+            return dict(kept)
         rows = batch.units.order_by().values_list("status").annotate(n=Count("pk"))
         return {status: n for status, n in rows}
 
