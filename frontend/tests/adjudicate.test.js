@@ -120,3 +120,33 @@ describe('Adjudicate keyboard', () => {
     w.unmount()
   })
 })
+
+describe('Adjudicate pages', () => {
+  it('asks for one page of the queue, then the next at its next_offset on "Load more"', async () => {
+    const all = Array.from({ length: 120 }, (_, i) => row(`qa:${i + 1}`, 'qa', i + 1))
+    const asked = []
+    vi.stubGlobal('fetch', vi.fn(async (url) => {
+      const q = new URL(url, 'http://x').searchParams
+      asked.push(Object.fromEntries(q))
+      const offset = Number(q.get('offset') || 0)
+      const limit = Number(q.get('limit'))
+      const next = offset + limit < all.length ? offset + limit : null
+      return new Response(JSON.stringify({ count: all.length, decided: 4, agreement: [], offset, limit, next_offset: next,
+        results: all.slice(offset, offset + limit) }), { status: 200 })
+    }))
+    const w = mount(Adjudicate, { props: { project: { id: 5 } }, attachTo: document.body })
+    await flushPromises()
+    expect(asked).toHaveLength(1)
+    expect(Number(asked[0].limit)).toBeLessThanOrEqual(100)
+    expect(w.findAll('[data-testid=queue-row]')).toHaveLength(Number(asked[0].limit))
+    expect(w.find('[data-testid=adj-more]').text()).toContain('of 120')
+    while (w.find('[data-testid=adj-load-more]').exists()) {
+      await w.find('[data-testid=adj-load-more]').trigger('click')
+      await flushPromises()
+    }
+    expect(w.findAll('[data-testid=queue-row]').map((r) => r.attributes('data-key'))).toEqual(all.map((r) => r.key))
+    expect(asked.slice(1).map((a) => Number(a.offset))).toEqual(asked.slice(1).map((_, i) => (i + 1) * Number(asked[0].limit)))
+    expect(w.text()).toContain('4 of 120 decided')
+    w.unmount()
+  })
+})
