@@ -4,12 +4,17 @@ Columns are the records' keys in first-seen order (a key missing from a record i
 numbers and booleans are written as they are; null is an empty cell; lists and objects (votes, workers,
 adjudication provenance) are written as compact JSON text, so nothing is lost and json.loads reads a cell back.
 A text cell a spreadsheet would run as a formula (`=...`, `@...`) gets a leading quote (annotation_tasks.csvsafe).
-The JSONL is read twice (keys, then rows), so memory holds one record whatever the export's size.
+The records are read once: each row goes to a spool file (a temporary CSV beside the target) in its own key order,
+tagged with its key sequence; once every key is known, the spool is read back with the csv module and each row laid
+out in the final columns. Memory holds one record and the distinct key sequences, whatever the export's size, and
+no record is parsed twice (write_rows over a known column list needs no spool).
 """
 from __future__ import annotations
 
 import io
 import json
+import marshal
+import tempfile
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any, TextIO
@@ -31,12 +36,17 @@ def cell(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
 
+def records_of(lines: Iterable[str]) -> Iterator[dict[str, Any]]:
+    """The records of JSON lines (blank lines skipped; a value that is not an object becomes {"value": ...})."""
+    for raw in lines:
+        if raw.strip():
+            record = json.loads(raw)
+            yield record if isinstance(record, dict) else {"value": record}
+
+
 def _records(path: Path) -> Iterator[dict[str, Any]]:
     with path.open(encoding="utf-8") as handle:
-        for raw in handle:
-            if raw.strip():
-                record = json.loads(raw)
-                yield record if isinstance(record, dict) else {"value": record}
+        yield from records_of(handle)
 
 
 def columns_of(records: Iterable[dict[str, Any]]) -> list[str]:
@@ -58,9 +68,45 @@ def write_rows(records: Iterable[dict[str, Any]], columns: list[str], out: TextI
     return n
 
 
+def csv_from_records(records: Iterable[dict[str, Any]], out: TextIO, spool_dir: str | Path | None = None) -> int:
+    """The CSV of records (columns: their keys in first-seen order), reading the records once; returns the rows.
+
+    Pass 1 writes each row's cells in its own key order to a spool file (marshal: a temporary file read back by
+    this process only, with no cell size limit as csv.reader has), with the index of its key sequence; pass 2
+    places every row's cells in the final columns."""
+    shapes: dict[tuple[str, ...], int] = {}
+    seen: dict[str, None] = {}
+    n = 0
+    with tempfile.TemporaryFile("w+b", buffering=1 << 20, dir=spool_dir) as spool:
+        for record in records:
+            keys = tuple(record)
+            shape = shapes.get(keys)
+            if shape is None:
+                shape = shapes[keys] = len(shapes)
+                seen.update(dict.fromkeys(keys))
+            marshal.dump((shape, [cell(v) for v in record.values()]), spool)
+            n += 1
+        columns = list(seen)
+        position = {c: i for i, c in enumerate(columns)}
+        layouts = [[position[k] for k in keys] for keys in shapes]  # in shape index order
+        whole = [layout == list(range(len(columns))) for layout in layouts]  # cells already in the final columns
+        writer = csvsafe.writer(out)
+        writer.writerow(neutralise_row(columns))
+        spool.seek(0)
+        for _ in range(n):
+            shape, cells = marshal.load(spool)
+            if not whole[shape]:
+                placed = [""] * len(columns)
+                for at, value in zip(layouts[shape], cells, strict=True):
+                    placed[at] = value
+                cells = placed
+            writer.writerow(cells)
+    return n
+
+
 def csv_from_jsonl(jsonl: Path, out: TextIO) -> int:
-    """The CSV of a JSONL file (two streaming passes); returns the number of rows."""
-    return write_rows(_records(jsonl), columns_of(_records(jsonl)), out)
+    """The CSV of a JSONL file (read once, csv_from_records); returns the number of rows."""
+    return csv_from_records(_records(jsonl), out, spool_dir=jsonl.parent)
 
 
 def csv_text(records: list[dict[str, Any]]) -> str:

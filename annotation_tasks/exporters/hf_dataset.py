@@ -83,8 +83,14 @@ def _write_config(root: Path, config: Config, with_csv: bool) -> None:
     folder = root / config.name
     folder.mkdir(parents=True)
     handles: dict[str, TextIO] = {}
+    keys: dict[str, None] = {}  # every key so far, in first-seen order (what _same_keys gives every row)
+    uneven = False
     try:
         for record in config.records:
+            if not uneven:
+                record_keys = list(record)
+                uneven = bool(keys) and record_keys != list(keys)
+                keys.update(dict.fromkeys(record_keys))
             split = split_name(config.split_of(record))
             if split not in handles:
                 handles[split] = (folder / f"{split}.jsonl").open("w", encoding="utf-8", newline="\n")
@@ -100,7 +106,8 @@ def _write_config(root: Path, config: Config, with_csv: bool) -> None:
     if not handles:
         folder.rmdir()
         return
-    _same_keys(folder, list(config.sizes))
+    if uneven:  # found while writing: the files are read back only when some row lacks a key
+        _same_keys(folder, list(config.sizes))
     if with_csv:
         for split in config.sizes:
             with (folder / f"{split}.csv").open("w", encoding="utf-8", newline="") as out:

@@ -20,6 +20,7 @@ from typing import Any
 
 from django.conf import settings
 
+from annotation_tasks.exporters import csv_writer
 from annotation_tasks.models import QA, AnswerSpan, AtomicFact, Job, Project, Response
 from annotation_tasks.services import exports, jobs
 
@@ -92,7 +93,8 @@ def _body(job: Job, progress: jobs.Progress) -> dict[str, Any]:
         if fmt in exports.DATASET_FORMATS:
             target = folder / f"{safe}.{fmt}.zip"
             dataset = folder / "dataset"
-            exports.export_dataset(job.project.name, dataset, csv=as_csv, **options)
+            exports.export_dataset(job.project.name, dataset, csv=as_csv,
+                                   on_rows=lambda n: progress.set(done=min(n, max(job.total - 1, 0))), **options)
             progress.set(done=max(job.total - 1, 0))
             with zipfile.ZipFile(target, "w", compression=zipfile.ZIP_DEFLATED) as archive:
                 for path in sorted(dataset.rglob("*")):
@@ -100,17 +102,16 @@ def _body(job: Job, progress: jobs.Progress) -> dict[str, Any]:
                         archive.write(path, path.relative_to(dataset).as_posix())
             shutil.rmtree(dataset)
             lines = None
-        else:
-            jsonl = folder / f"{safe}.{fmt}.jsonl"
+        elif as_csv:  # straight from the records: no JSONL written and read back
+            target = folder / f"{safe}.{fmt}.csv"
             source = _counted(exports.export_lines(job.project.name, fmt, **options), progress)
-            lines = exports._atomic_write(jsonl, lambda handle: exports.write_lines(source, handle))
-            target = jsonl
-            if as_csv:
-                from annotation_tasks.exporters import csv_writer
-
-                target = folder / f"{safe}.{fmt}.csv"
-                exports._atomic_write(target, lambda handle: csv_writer.csv_from_jsonl(jsonl, handle), newline="")
-                jsonl.unlink()
+            lines = exports._atomic_write(
+                target, lambda handle: csv_writer.csv_from_records(csv_writer.records_of(source), handle, folder),
+                newline="")
+        else:
+            target = folder / f"{safe}.{fmt}.jsonl"
+            source = _counted(exports.export_lines(job.project.name, fmt, **options), progress)
+            lines = exports._atomic_write(target, lambda handle: exports.write_lines(source, handle))
     except exports.ExportError as exc:
         shutil.rmtree(folder, ignore_errors=True)
         raise jobs.JobFailed(str(exc)) from exc

@@ -14,7 +14,7 @@ import json
 import os
 import tempfile
 from array import array
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -134,10 +134,12 @@ def _records(project_name: str, fmt: str, **options) -> Iterator[dict[str, Any]]
 
 
 def export_dataset(project_name: str, out_dir: str | Path, *, aggregation: str = "majority", csv: bool = False,
-                   with_platform_ids: bool = False) -> dict[str, dict[str, int]]:
+                   with_platform_ids: bool = False, on_rows: Callable[[int], None] | None = None
+                   ) -> dict[str, dict[str, int]]:
     """A Hugging Face datasets folder of the project: per QA (qa-jsonl records, split by source), per response
     (FActScore schema, split by topic) or, for a campaign, per item and level (split by a `split` grouping when
-    it has one); a README card with label definitions, splits and agreement. Returns {config: {split: rows}}."""
+    it has one); a README card with label definitions, splits and agreement. Returns {config: {split: rows}}.
+    `on_rows(n)` hears every ROWS_PER_PROGRESS rows written (an export Job's progress)."""
     project = _project(project_name)
     if aggregation not in AGGREGATIONS:
         raise ExportError(f"unknown aggregation {aggregation!r} (expected one of {', '.join(AGGREGATIONS)})")
@@ -161,11 +163,27 @@ def export_dataset(project_name: str, out_dir: str | Path, *, aggregation: str =
     if not configs:
         raise ExportError(f"project {project_name!r} has nothing to export as a dataset (no QAs, facts or labels)")
     agreement = card_agreement(project, by=by, campaign_frame=frame if campaign is not None else None)
+    if on_rows is not None:
+        written = itertools.count(1)
+        for config in configs:
+            config.records = _reporting(config.records, written, on_rows)
     try:
         return hf_dataset.write(Path(out_dir), project.name, configs, agreement=agreement, aggregation=aggregation,
                                 description=project.description, with_csv=csv)
     except hf_dataset.DatasetExportError as exc:
         raise ExportError(str(exc)) from exc
+
+
+ROWS_PER_PROGRESS = 2_000
+
+
+def _reporting(records: Iterable[dict[str, Any]], written: Iterator[int], on_rows: Callable[[int], None]
+               ) -> Iterator[dict[str, Any]]:
+    for record in records:
+        n = next(written)
+        if n % ROWS_PER_PROGRESS == 0:
+            on_rows(n)
+        yield record
 
 
 ROWS_PER_READ = 20_000  # label rows fetched per round trip while counting the card's agreement
