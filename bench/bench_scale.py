@@ -8,10 +8,16 @@ dashboard makes and prints one line per figure with the load average (os.getload
 process's RSS growth, then the same as JSON. The machine is shared: read figures beside their load.
 
   .venv/bin/python bench/bench_scale.py --scale 0.1 \\
-      --database-url postgres://factcrowd:factcrowd@127.0.0.1:5432/factcrowd_scale [--keep]
+      --database-url postgres://factcrowd:factcrowd@127.0.0.1:5432/factcrowd_scale [--keep] [--server --port 8660]
 
---keep reuses a project built by an earlier run with the same --scale (the database is not emptied).
-Without --database-url a throw-away SQLite file is used.
+--keep reuses a project built by an earlier run with the same --scale (the database is not emptied); --build-only
+stops once it is built. Without --database-url a throw-away SQLite file is used. --server starts gunicorn with
+backend/gunicorn_conf.py (WEB_CONCURRENCY=1, so its one worker's RSS is the figure) and a Celery worker (solo
+pool) on 127.0.0.1:--port against the same database, asks them over HTTP with the researcher's token, and reports
+the gunicorn worker's RSS, its growth and its peak (VmHWM, reset per request kind) for each request, and the
+Celery worker's for each export Job; without it, Django's test client in this process (the view's own cost).
+--json-out writes the figures (bench/bench_label_studio.py reads them for its ratios).
+The full-scale build (--scale 1) took 930 s at load ~15 (2026-12-04 20:24-20:39 UTC), peak ~1.3 GB.
 
 Measured 2026-12-04 16:52-16:57 UTC, --scale 0.1 on PostgreSQL 15 (11,354 units, 32,382 QAs, 97,146 labels,
 300 workers), the 2-core box shared with other sessions' tests at load 5-7 (median of 3, in-process client):
@@ -27,7 +33,6 @@ import argparse
 import gc
 import json
 import os
-import resource
 import statistics
 import sys
 import tempfile
@@ -56,12 +61,6 @@ def setup(database_url: str | None, tmp: Path) -> None:
     from django.core.management import call_command
 
     call_command("migrate", verbosity=0)
-
-
-def rss_mb() -> float:
-    """This process's resident memory now (Linux /proc), in MB."""
-    with open("/proc/self/statm") as handle:
-        return int(handle.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
 
 
 def build(scale: float, pool: int, seed: int = 0) -> Any:
@@ -150,7 +149,155 @@ def build(scale: float, pool: int, seed: int = 0) -> Any:
     return project
 
 
-def main() -> int:
+def memory_mb(pid: int) -> tuple[float, float]:
+    """A process's resident memory now and its peak since the last reset_peak (Linux /proc), in MB."""
+    fields = {}
+    with open(f"/proc/{pid}/status") as handle:
+        for line in handle:
+            key, _, value = line.partition(":")
+            if key in ("VmRSS", "VmHWM"):
+                fields[key] = int(value.split()[0]) / 1024
+    return fields["VmRSS"], fields["VmHWM"]
+
+
+def reset_peak(pid: int) -> None:
+    """Start a new peak (VmHWM) at the current RSS, so each request kind gets its own (Linux >= 4.0)."""
+    try:
+        with open(f"/proc/{pid}/clear_refs", "w") as handle:
+            handle.write("5")
+    except OSError:  # not allowed here: the peak is then the process's lifetime peak
+        pass
+
+
+class Answer:
+    """What one request gave: status, body size, the first and the last byte's time."""
+
+    def __init__(self, status: int, size: int, body: bytes | None, first_ms: float | None, total_ms: float,
+                 streamed: bool) -> None:
+        self.status_code, self.size, self.body = status, size, body
+        self.first_ms, self.total_ms, self.streamed = first_ms, total_ms, streamed
+
+    def json(self) -> Any:
+        assert self.body is not None, "body not kept (over KEEP_BYTES)"
+        return json.loads(self.body)
+
+
+KEEP_BYTES = 32 * 2**20  # bodies bigger than this (exports) are counted, not kept
+
+
+class InProcess:
+    """Django's test client in this process: the view's own cost, no server."""
+
+    mode = "in-process"
+
+    def __init__(self, token: str) -> None:
+        from rest_framework.test import APIClient
+
+        self.client = APIClient()
+        self.client.credentials(HTTP_AUTHORIZATION=f"Token {token}")
+        self.pid = os.getpid()
+
+    def request(self, method: str, url: str, body: dict | None = None) -> Answer:
+        gc.collect()
+        t0 = time.perf_counter()
+        call = getattr(self.client, method)
+        answer = call(url, body, format="json") if body is not None else call(url)
+        if getattr(answer, "streaming", False):
+            size, first, kept = 0, None, bytearray()
+            for chunk in answer.streaming_content:
+                first = first or time.perf_counter()
+                size += len(chunk)
+                if size <= KEEP_BYTES:
+                    kept += chunk
+            end = time.perf_counter()
+            return Answer(answer.status_code, size, bytes(kept) if size <= KEEP_BYTES else None,
+                          ((first or end) - t0) * 1000, (end - t0) * 1000, True)
+        end = time.perf_counter()
+        return Answer(answer.status_code, len(answer.content), answer.content, None, (end - t0) * 1000, False)
+
+    def close(self) -> None:
+        pass
+
+
+class Server:
+    """gunicorn with backend/gunicorn_conf.py (one worker, so its RSS is the figure) and a Celery worker (solo
+    pool: the export Job runs in the process measured) on the same DATABASE_URL, asked over HTTP with a token."""
+
+    mode = "server"
+
+    def __init__(self, token: str, port: int, tmp: Path) -> None:
+        import secrets
+        import subprocess
+
+        import requests
+
+        env = {**os.environ, "GUNICORN_BIND": f"127.0.0.1:{port}", "WEB_CONCURRENCY": "1", "DEBUG": "false",
+               "SECRET_KEY": secrets.token_urlsafe(50), "GUNICORN_TIMEOUT": "600"}
+        env.pop("CELERY_TASK_ALWAYS_EAGER", None)
+        bin_dir = Path(sys.executable).parent
+        self.logs = [open(tmp / "gunicorn.log", "wb"), open(tmp / "celery.log", "wb")]
+        self.procs = [
+            subprocess.Popen([str(bin_dir / "gunicorn"), "-c", "backend/gunicorn_conf.py", "backend.wsgi"],
+                             cwd=REPO, env=env, stdout=self.logs[0], stderr=subprocess.STDOUT),
+            subprocess.Popen([str(bin_dir / "celery"), "-A", "backend", "worker", "--pool=solo", "--concurrency=1",
+                              "--without-gossip", "--without-mingle", "--loglevel=WARNING"],
+                             cwd=REPO, env=env, stdout=self.logs[1], stderr=subprocess.STDOUT),
+        ]
+        self.base = f"http://127.0.0.1:{port}"
+        self.session = requests.Session()
+        self.session.headers["Authorization"] = f"Token {token}"
+        try:
+            self._wait(tmp)
+        except BaseException:
+            self.close()
+            raise
+        master = self.procs[0].pid
+        with open(f"/proc/{master}/task/{master}/children") as handle:
+            self.pid = int(handle.read().split()[0])  # the one gunicorn worker
+        self.celery_pid = self.procs[1].pid
+
+    def _wait(self, tmp: Path) -> None:
+        """Until gunicorn answers (its first request imports what the master did not)."""
+        import requests
+
+        deadline = time.time() + 180
+        while True:
+            try:
+                if self.session.get(f"{self.base}/api/jobs/?page_size=1", timeout=60).status_code < 500:
+                    return
+            except requests.RequestException:
+                pass
+            if time.time() > deadline or any(p.poll() is not None for p in self.procs):
+                raise SystemExit(f"gunicorn or celery did not start: see {tmp}/gunicorn.log, {tmp}/celery.log")
+            time.sleep(0.5)
+
+    def request(self, method: str, url: str, body: dict | None = None) -> Answer:
+        t0 = time.perf_counter()
+        answer = self.session.request(method.upper(), self.base + url, json=body, stream=True, timeout=900)
+        size, first, kept = 0, None, bytearray()
+        for chunk in answer.iter_content(65536):
+            first = first or time.perf_counter()
+            size += len(chunk)
+            if size <= KEEP_BYTES:
+                kept += chunk
+        end = time.perf_counter()
+        streamed = "content-length" not in answer.headers
+        return Answer(answer.status_code, size, bytes(kept) if size <= KEEP_BYTES else None,
+                      ((first or end) - t0) * 1000, (end - t0) * 1000, streamed)
+
+    def close(self) -> None:
+        for proc in self.procs:
+            proc.terminate()
+        for proc in self.procs:
+            try:
+                proc.wait(timeout=30)
+            except Exception:  # noqa: BLE001 - a stuck one is killed
+                proc.kill()
+        for log in self.logs:
+            log.close()
+
+
+def main() -> int:  # noqa: C901 - one straight list of figures
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--scale", type=float, default=0.1)
     ap.add_argument("--pool", type=int, default=300, help="workers")
@@ -158,6 +305,12 @@ def main() -> int:
     ap.add_argument("--keep", action="store_true", help="reuse the project of an earlier run with this --scale")
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--skip-exports", action="store_true")
+    ap.add_argument("--build-only", action="store_true", help="build (or find, with --keep) the project and stop")
+    ap.add_argument("--server", action="store_true",
+                    help="ask a gunicorn (backend/gunicorn_conf.py, 1 worker) and a Celery worker started on --port "
+                         "over HTTP, and report their RSS, instead of the test client in this process")
+    ap.add_argument("--port", type=int, default=8660)
+    ap.add_argument("--json-out", type=Path, default=None, help="also write the JSON figures to this file")
     args = ap.parse_args()
 
     tmp = Path(tempfile.mkdtemp(prefix="factcrowd-scale-"))
@@ -165,9 +318,8 @@ def main() -> int:
     from django.contrib.auth import get_user_model
     from django.db import connection
     from rest_framework.authtoken.models import Token
-    from rest_framework.test import APIClient
 
-    from annotation_tasks.models import Project, ProjectMembership, Response, Worker
+    from annotation_tasks.models import QA, Project, ProjectMembership, QALabel, Response, Unit, Worker
     from annotation_tasks.services import export_jobs
 
     project = Project.objects.filter(name=f"Scale {args.scale}").first() if args.keep else None
@@ -177,102 +329,135 @@ def main() -> int:
     user, _ = get_user_model().objects.get_or_create(username="scale-researcher")
     ProjectMembership.objects.get_or_create(project=project, user=user,
                                             defaults={"role": ProjectMembership.Role.RESEARCHER})
-    client = APIClient()
-    client.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.get_or_create(user=user)[0].key}")
+    token = Token.objects.get_or_create(user=user)[0].key
     p = project.pk
+    counts = {"units": Unit.objects.filter(project=project).count(),
+              "responses": Response.objects.filter(project=project).count(),
+              "qas": QA.objects.filter(response__project=project).count(),
+              "labels": QALabel.objects.filter(qa__response__project=project).count(),
+              "workers": Worker.objects.filter(assignments__unit__project=project).distinct().count()}
+    print(f"project {project.name} (id {p}): {counts}; {connection.vendor}", flush=True)
+    if args.build_only:
+        print(json.dumps({"scale": args.scale, "project": p, "counts": counts}))
+        return 0
+    client: InProcess | Server = Server(token, args.port, tmp) if args.server else InProcess(token)
     figures: list[dict[str, Any]] = []
 
-    def measure(name: str, url: str, *, method: str = "get", body: dict | None = None, stream: bool = False,
-                repeat: int | None = None, target_ms: float = 200) -> Any:
-        times, first, size, answer = [], [], 0, None
-        rss0, peak0 = rss_mb(), resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    def measure(name: str, url: str, *, method: str = "get", body: dict | None = None, repeat: int | None = None,
+                target_ms: float = 200, key: str | None = None) -> Answer:
+        times, first, answer = [], [], None
+        rss0, _ = memory_mb(client.pid)
+        reset_peak(client.pid)
         for _ in range(repeat or args.repeat):
-            gc.collect()
-            t0 = time.perf_counter()
-            answer = getattr(client, method)(url, body, format="json") if body is not None else getattr(client, method)(url)
-            if getattr(answer, "streaming", False):
-                size, t1 = 0, None
-                for chunk in answer.streaming_content:
-                    t1 = t1 or time.perf_counter()
-                    size += len(chunk)
-                first.append(((t1 or time.perf_counter()) - t0) * 1000)
-            else:
-                size = len(answer.content)
-            times.append((time.perf_counter() - t0) * 1000)
-            assert answer.status_code < 400, (url, answer.status_code, answer.content[:300])
-        row = {"figure": name, "median_ms": round(statistics.median(times), 1), "bytes": size,
-               "rss_growth_mb": round(rss_mb() - rss0, 1),
-               "peak_rss_growth_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024 - peak0, 1),
-               "load": [round(x, 2) for x in os.getloadavg()],
-               "target_ms": target_ms}
+            answer = client.request(method, url, body)
+            assert answer.status_code < 400, (url, answer.status_code, (answer.body or b"")[:300])
+            times.append(answer.total_ms)
+            if answer.streamed and answer.first_ms is not None:
+                first.append(answer.first_ms)
+        rss1, peak = memory_mb(client.pid)
+        row = {"figure": name, "key": key, "median_ms": round(statistics.median(times), 1), "bytes": answer.size,
+               "rss_mb": round(rss1, 1), "rss_growth_mb": round(rss1 - rss0, 1), "peak_rss_mb": round(peak, 1),
+               "peak_rss_growth_mb": round(peak - rss0, 1), "load": [round(x, 2) for x in os.getloadavg()],
+               "target_ms": target_ms, "times_ms": [round(t, 1) for t in times]}
         if first:
             row["first_byte_ms"] = round(statistics.median(first), 1)
         figures.append(row)
         extra = f" first byte {row['first_byte_ms']} ms" if first else ""
-        print(f"{name:<44} {row['median_ms']:>9.1f} ms{extra}  {size:>11,} B  rss +{row['rss_growth_mb']} MB "
-              f"(peak +{row['peak_rss_growth_mb']} MB)  "
-              f"load {row['load'][0]:.2f}", flush=True)
+        print(f"{name:<44} {row['median_ms']:>9.1f} ms{extra}  {answer.size:>11,} B  rss {row['rss_mb']} MB "
+              f"(+{row['rss_growth_mb']}, peak +{row['peak_rss_growth_mb']})  load {row['load'][0]:.2f}", flush=True)
         return answer
 
-    n_resp = Response.objects.filter(project=project).count()
-    last_resp = -(-n_resp // 20)
-    qas = client.get(f"/api/qas/?project={p}&page_size=25").json()["count"]
-    last_qa = -(-qas // 25)
-    workers = client.get(f"/api/workers/?project={p}&page_size=50").json()["count"]
-    one = Worker.objects.filter(assignments__unit__project=project).first()
-    print(f"project {project.name} (id {p}): {n_resp} responses, {qas} QAs, {workers} workers; "
-          f"{connection.vendor}; repeat {args.repeat}", flush=True)
-    from django.core.cache import cache
+    try:
+        n_resp = counts["responses"]
+        last_resp = -(-n_resp // 20)
+        qas = client.request("get", f"/api/qas/?project={p}&page_size=25").json()["count"]
+        last_qa = -(-qas // 25)
+        one = Worker.objects.filter(assignments__unit__project=project).first()
+        print(f"{client.mode}, repeat {args.repeat}; {client.mode} pid {client.pid} at "
+              f"{memory_mb(client.pid)[0]:.0f} MB", flush=True)
+        from django.core.cache import cache
 
-    cache.clear()
-    measure("workers page 1 (cold: metrics computed)", f"/api/workers/?project={p}&page_size=50", repeat=1,
-            target_ms=1000)
-    measure("workers page 1 (with metrics)", f"/api/workers/?project={p}&page_size=50")
-    measure("workers last page (with metrics)", f"/api/workers/?project={p}&page_size=50&page=last")
-    measure("workers search one external id", f"/api/workers/?project={p}&search={one.external_id}")
-    measure("batches (9)", f"/api/batches/?project={p}&page_size=100")
-    measure("responses page 1", f"/api/responses/?project={p}&page_size=20")
-    measure(f"responses page {last_resp} (last)", f"/api/responses/?project={p}&page_size=20&page={last_resp}")
-    measure(f"responses middle page {last_resp // 2}",
-            f"/api/responses/?project={p}&page_size=20&page={max(1, last_resp // 2)}")
-    measure("responses search + filter", f"/api/responses/?project={p}&page_size=20&search=r77&system=sysB")
-    measure("qas page 1", f"/api/qas/?project={p}&page_size=25&ordering=id")
-    measure(f"qas page {last_qa} (last)", f"/api/qas/?project={p}&page_size=25&ordering=id&page={last_qa}")
-    measure(f"qas middle page {last_qa // 2}", f"/api/qas/?project={p}&page_size=25&ordering=id&page={last_qa // 2}")
-    cursor = client.get(f"/api/qas/?project={p}&page_size=25&ordering=id&cursor=").json()["next_cursor"]
-    measure("qas next page by cursor", f"/api/qas/?project={p}&page_size=25&ordering=id&cursor={cursor}")
-    measure("units of a batch page 1", f"/api/units/?batch={project.batches.first().pk}&page_size=50")
-    measure("assignments page 1 (-id)", f"/api/assignments/?project={p}&page_size=50&ordering=-id")
-    measure("adjudication queue summary (cold)", f"/api/projects/{p}/adjudication/queue/?summary=true", repeat=1,
-            target_ms=1000)
-    measure("adjudication queue summary (warm)", f"/api/projects/{p}/adjudication/queue/?summary=true",
-            target_ms=1000)
-    measure("adjudication queue page (limit 100)", f"/api/projects/{p}/adjudication/queue/?limit=100",
-            target_ms=1000)
-    measure("report summary (cold: builds)", f"/api/projects/{p}/report/?section=summary", repeat=1, target_ms=1000)
-    measure("report summary (cached)", f"/api/projects/{p}/report/?section=summary", target_ms=1000)
-    measure("report workers page 2", f"/api/projects/{p}/report/?section=workers&page=2&page_size=50",
-            target_ms=1000)
-    if not args.skip_exports:
-        measure("export qa-jsonl (streamed)", f"/api/projects/{p}/export/?export_format=qa-jsonl", repeat=1,
-                target_ms=30_000)
-        for fmt, extra in (("qa-jsonl", {"file": "csv"}), ("hf-dataset", {})):
-            label = f"{fmt}{' csv' if extra else ''}"
-            answer = measure(f"export job {label}: accepted", f"/api/projects/{p}/export-job/", method="post",
-                             body={"export_format": fmt, **extra}, repeat=1, target_ms=1000)
-            rss0, t0 = rss_mb(), time.perf_counter()
-            job = export_jobs.run_export_job(answer.json()["id"])  # what the Celery worker runs
-            seconds = round(time.perf_counter() - t0, 1)
-            rss_growth = round(rss_mb() - rss0, 1)
-            figures.append({"figure": f"export job {label}: ran", "seconds": seconds, "status": job.status,
-                            "bytes": (job.result or {}).get("bytes"), "rss_growth_mb": rss_growth,
-                            "load": [round(x, 2) for x in os.getloadavg()]})
-            print(f"export job {label}: ran {seconds} s, {job.status}, {(job.result or {}).get('bytes')} B, "
-                  f"rss +{rss_growth} MB", flush=True)
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    print(json.dumps({"scale": args.scale, "database": connection.vendor, "peak_rss_mb": round(peak),
+        cache.clear()  # in-process; a fresh gunicorn worker starts with an empty local cache
+        measure("workers page 1 (cold: metrics computed)", f"/api/workers/?project={p}&page_size=50", repeat=1,
+                target_ms=1000)
+        measure("workers page 1 (with metrics)", f"/api/workers/?project={p}&page_size=50")
+        measure("workers last page (with metrics)", f"/api/workers/?project={p}&page_size=50&page=last")
+        measure("workers search one external id", f"/api/workers/?project={p}&search={one.external_id}")
+        measure("batches (9)", f"/api/batches/?project={p}&page_size=100")
+        measure("responses page 1", f"/api/responses/?project={p}&page_size=20", key="list_first")
+        measure(f"responses page {last_resp} (last)", f"/api/responses/?project={p}&page_size=20&page={last_resp}",
+                key="list_last")
+        measure(f"responses middle page {last_resp // 2}",
+                f"/api/responses/?project={p}&page_size=20&page={max(1, last_resp // 2)}")
+        measure("responses search + filter", f"/api/responses/?project={p}&page_size=20&search=r77&system=sysB",
+                key="list_filter")
+        measure("qas page 1", f"/api/qas/?project={p}&page_size=25&ordering=id")
+        measure(f"qas page {last_qa} (last)", f"/api/qas/?project={p}&page_size=25&ordering=id&page={last_qa}")
+        measure(f"qas middle page {last_qa // 2}",
+                f"/api/qas/?project={p}&page_size=25&ordering=id&page={last_qa // 2}")
+        cursor = client.request("get", f"/api/qas/?project={p}&page_size=25&ordering=id&cursor=").json()["next_cursor"]
+        measure("qas next page by cursor", f"/api/qas/?project={p}&page_size=25&ordering=id&cursor={cursor}")
+        measure("units of a batch page 1", f"/api/units/?batch={project.batches.first().pk}&page_size=50")
+        measure("assignments page 1 (-id)", f"/api/assignments/?project={p}&page_size=50&ordering=-id")
+        measure("adjudication queue summary (cold)", f"/api/projects/{p}/adjudication/queue/?summary=true",
+                repeat=1, target_ms=1000)
+        measure("adjudication queue summary (warm)", f"/api/projects/{p}/adjudication/queue/?summary=true",
+                target_ms=1000)
+        measure("adjudication queue page (limit 100)", f"/api/projects/{p}/adjudication/queue/?limit=100",
+                target_ms=1000)
+        measure("report summary (cold: builds)", f"/api/projects/{p}/report/?section=summary", repeat=1,
+                target_ms=1000)
+        measure("report summary (cached)", f"/api/projects/{p}/report/?section=summary", target_ms=1000)
+        measure("report workers page 2", f"/api/projects/{p}/report/?section=workers&page=2&page_size=50",
+                target_ms=1000)
+        if not args.skip_exports:
+            measure("export qa-jsonl (streamed)", f"/api/projects/{p}/export/?export_format=qa-jsonl", repeat=1,
+                    target_ms=30_000, key="export_jsonl")
+            for fmt, extra in (("qa-jsonl", {"file": "csv"}), ("hf-dataset", {})):
+                run_job(client, measure, figures, p, fmt, extra, export_jobs)
+    finally:
+        client.close()
+    print(json.dumps({"scale": args.scale, "database": connection.vendor, "mode": client.mode, "counts": counts,
                       "figures": figures}, indent=1))
+    if args.json_out:
+        args.json_out.write_text(json.dumps({"scale": args.scale, "database": connection.vendor, "mode": client.mode,
+                                             "counts": counts, "figures": figures}, indent=1))
     return 0
+
+
+def run_job(client: InProcess | Server, measure: Any, figures: list[dict[str, Any]], p: int, fmt: str,
+            extra: dict, export_jobs: Any) -> None:
+    """POST the export Job (timed: accepted), then run it (in this process, as the Celery worker would; or wait
+    for the real Celery worker, whose RSS is then the figure) and time it."""
+    label = f"{fmt}{' csv' if extra else ''}"
+    worker_pid = client.celery_pid if isinstance(client, Server) else client.pid
+    rss0, _ = memory_mb(worker_pid)
+    reset_peak(worker_pid)
+    answer = measure(f"export job {label}: accepted", f"/api/projects/{p}/export-job/", method="post",
+                     body={"export_format": fmt, **extra}, repeat=1, target_ms=1000)
+    job_id = answer.json()["id"]
+    t0 = time.perf_counter()
+    if isinstance(client, Server):
+        while True:
+            job = client.request("get", f"/api/jobs/{job_id}/").json()
+            if job["status"] in ("done", "failed"):
+                break
+            time.sleep(0.5)
+        status, result = job["status"], job.get("result") or {}
+    else:
+        done = export_jobs.run_export_job(job_id)  # what the Celery worker runs
+        status, result = done.status, done.result or {}
+    seconds = round(time.perf_counter() - t0, 1)
+    rss1, peak = memory_mb(worker_pid)
+    row = {"figure": f"export job {label}: ran", "seconds": seconds, "status": status, "bytes": result.get("bytes"),
+           "rss_mb": round(rss1, 1), "rss_growth_mb": round(rss1 - rss0, 1), "peak_rss_mb": round(peak, 1),
+           "peak_rss_growth_mb": round(peak - rss0, 1), "load": [round(x, 2) for x in os.getloadavg()]}
+    figures.append(row)
+    where = "celery worker" if isinstance(client, Server) else "this process"
+    print(f"export job {label}: ran {seconds} s, {status}, {result.get('bytes')} B, {where} rss {row['rss_mb']} MB "
+          f"(+{row['rss_growth_mb']}, peak {row['peak_rss_mb']})", flush=True)
+    if status == "done" and result.get("download"):
+        measure(f"export job {label}: download", result["download"], repeat=1, target_ms=30_000)
 
 
 if __name__ == "__main__":

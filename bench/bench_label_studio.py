@@ -1,0 +1,265 @@
+"""Label Studio 1.23.2 on the same data as bench/bench_scale.py (issue 25): its task list and JSON export, as ratios.
+
+Issue 25 compares FactCrowd's researcher side with Label Studio's on one project of 113,540 units. This script
+(never run by tests or CI) starts Label Studio from its own virtual environment on PostgreSQL, imports the
+project bench_scale.py built (one task per unit: the source and response texts and the unit's QAs as data, and
+each of its 3 assignments as an annotation with one choice per QA, so the 971,460 labels are there too), then
+times, over HTTP with a token (median of --repeat), the task list's first and last page (page_size 20, as the
+dashboard's responses list) and the JSON export, with the Label Studio process's RSS (/proc VmRSS, peak VmHWM
+per request kind), and prints ratios against FactCrowd's figures from bench_scale.py --json-out (its keys
+list_first, list_last, list_filter, export_jsonl). Label Studio never goes into .venv or requirements:
+
+  python3 -m venv /tmp/ls-venv && /tmp/ls-venv/bin/pip install label-studio==1.23.2
+  PGPASSWORD=factcrowd createdb -h 127.0.0.1 -U factcrowd labelstudio_h6
+  .venv/bin/python bench/bench_scale.py --scale 1 --keep --server --port 8660 \\
+      --database-url postgres://factcrowd:factcrowd@127.0.0.1:5432/factcrowd_scale_full --json-out /tmp/fc.json
+  .venv/bin/python bench/bench_label_studio.py --scale 1 --port 8662 \\
+      --factcrowd-url postgres://factcrowd:factcrowd@127.0.0.1:5432/factcrowd_scale_full \\
+      --ls-database labelstudio_h6 --factcrowd-json /tmp/fc.json
+
+The import runs once (the Label Studio project "FactCrowd scale <scale>" is reused when it holds every task);
+Label Studio runs as `label-studio start` does (Django's runserver, one process), so its RSS is the figure.
+
+Figures: see the end of this docstring (filled in by the run of record).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import secrets
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import requests
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+
+LABEL_CONFIG = """<View>
+  <Text name="source" value="$source"/>
+  <Text name="response" value="$response"/>
+  <Choices name="support" toName="response" choice="multiple">
+    <Choice value="supported"/><Choice value="unsupported"/>
+  </Choices>
+</View>"""
+USER = "bench@localhost.localdomain"
+
+
+def memory_mb(pid: int) -> tuple[float, float]:
+    """RSS now and peak since the last reset_peak, in MB (/proc)."""
+    fields = {}
+    with open(f"/proc/{pid}/status") as handle:
+        for line in handle:
+            key, _, value = line.partition(":")
+            if key in ("VmRSS", "VmHWM"):
+                fields[key] = int(value.split()[0]) / 1024
+    return fields["VmRSS"], fields["VmHWM"]
+
+
+def reset_peak(pid: int) -> None:
+    try:
+        with open(f"/proc/{pid}/clear_refs", "w") as handle:
+            handle.write("5")
+    except OSError:
+        pass
+
+
+def start_label_studio(venv: Path, port: int, database: str, token: str, data_dir: Path) -> subprocess.Popen:
+    """`label-studio start` on loopback, PostgreSQL database `database`, a user whose legacy token is `token`."""
+    env = {**os.environ, "DJANGO_DB": "default", "POSTGRE_NAME": database, "POSTGRE_USER": "factcrowd",
+           "POSTGRE_PASSWORD": "factcrowd", "POSTGRE_HOST": "127.0.0.1", "POSTGRE_PORT": "5432",
+           "LABEL_STUDIO_BASE_DATA_DIR": str(data_dir), "DATA_UPLOAD_MAX_MEMORY_SIZE": str(512 * 2**20),
+           "LOG_LEVEL": "WARNING"}
+    for key in ("DATABASE_URL", "DJANGO_SETTINGS_MODULE"):
+        env.pop(key, None)
+    log = open(data_dir / "label-studio.log", "ab")
+    return subprocess.Popen(
+        [str(venv / "bin" / "label-studio"), "start", "--no-browser", "--internal-host", "127.0.0.1",
+         "--port", str(port), "--username", USER, "--password", "bench-" + token[:12], "--user-token", token,
+         "--enable-legacy-api-token", "--log-level", "WARNING"],
+        env=env, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT, cwd=data_dir)
+
+
+def wait_up(session: requests.Session, base: str, proc: subprocess.Popen | None, seconds: float = 600) -> None:
+    deadline = time.time() + seconds
+    while time.time() < deadline:
+        if proc is not None and proc.poll() is not None:
+            raise SystemExit(f"label-studio exited with {proc.returncode}")
+        try:
+            if session.get(f"{base}/api/projects/", timeout=60).status_code == 200:
+                return
+        except requests.RequestException:
+            pass
+        time.sleep(2)
+    raise SystemExit("label-studio did not answer")
+
+
+def factcrowd_tasks(database_url: str, scale: float, chunk: int) -> Any:
+    """The bench_scale project's units as Label Studio tasks, `chunk` at a time (a list per chunk)."""
+    os.environ["DATABASE_URL"] = database_url
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "backend.settings")
+    os.environ.setdefault("FACTCROWD_VAR_DIR", tempfile.mkdtemp(prefix="factcrowd-ls-"))
+    import django
+
+    django.setup()
+    from annotation_tasks.models import QA, Project, QALabel, UnitResponse
+
+    project = Project.objects.get(name=f"Scale {scale}")
+    ids = list(UnitResponse.objects.filter(unit__project=project).order_by("unit_id").values_list("unit_id", flat=True))
+    for lo in range(0, len(ids), chunk):
+        part = ids[lo:lo + chunk]
+        rows = list(UnitResponse.objects.filter(unit_id__in=part).order_by("unit_id").values(
+            "unit_id", "response_id", "unit__source__text", "response__text"))
+        resp = [r["response_id"] for r in rows]
+        qas: dict[int, list[dict]] = {}
+        for q in QA.objects.filter(response_id__in=resp).order_by("id").values("id", "response_id", "question",
+                                                                                  "answer"):
+            qas.setdefault(q["response_id"], []).append({"id": q["id"], "question": q["question"],
+                                                         "answer": q["answer"]})
+        anns: dict[int, dict[int, list[dict]]] = {}
+        for lab in QALabel.objects.filter(qa__response_id__in=resp).order_by("id").values(
+                "assignment_id", "qa_id", "qa__response_id", "supported"):
+            anns.setdefault(lab["qa__response_id"], {}).setdefault(lab["assignment_id"], []).append({
+                "id": f"q{lab['qa_id']}", "from_name": "support", "to_name": "response", "type": "choices",
+                "value": {"choices": ["supported" if lab["supported"] else "unsupported"]}})
+        yield [{"data": {"unit": r["unit_id"], "source": r["unit__source__text"], "response": r["response__text"],
+                         "qas": qas.get(r["response_id"], [])},
+                "annotations": [{"result": result, "ground_truth": False}
+                                for result in anns.get(r["response_id"], {}).values()]}
+               for r in rows]
+
+
+def timed(session: requests.Session, url: str, pid: int | None, repeat: int) -> dict[str, Any]:
+    """Median time (and first byte) of `repeat` GETs, bytes, and the Label Studio process's RSS."""
+    times, first, size = [], [], 0
+    rss0 = memory_mb(pid)[0] if pid else 0.0
+    if pid:
+        reset_peak(pid)
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        answer = session.get(url, stream=True, timeout=3600)
+        size, t1 = 0, None
+        for chunk in answer.iter_content(65536):
+            t1 = t1 or time.perf_counter()
+            size += len(chunk)
+        times.append((time.perf_counter() - t0) * 1000)
+        first.append(((t1 or time.perf_counter()) - t0) * 1000)
+        assert answer.status_code == 200, (url, answer.status_code)
+    row: dict[str, Any] = {"median_ms": round(statistics.median(times), 1),
+                           "first_byte_ms": round(statistics.median(first), 1), "bytes": size,
+                           "load": [round(x, 2) for x in os.getloadavg()], "times_ms": [round(t) for t in times]}
+    if pid:
+        rss1, peak = memory_mb(pid)
+        row.update(rss_mb=round(rss1, 1), peak_rss_mb=round(peak, 1), peak_rss_growth_mb=round(peak - rss0, 1))
+    return row
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--ls-url", default=None, help="a running Label Studio (else one is started on --port)")
+    ap.add_argument("--token", default=None, help="its legacy API token (with --ls-url)")
+    ap.add_argument("--ls-pid", type=int, default=None, help="its process id, for RSS (with --ls-url)")
+    ap.add_argument("--ls-venv", type=Path, default=Path("/tmp/ls-venv"))
+    ap.add_argument("--port", type=int, default=8662)
+    ap.add_argument("--ls-database", default="labelstudio_h6")
+    ap.add_argument("--data-dir", type=Path, default=Path("/tmp/h6/ls-data"))
+    ap.add_argument("--factcrowd-url", required=True, help="DATABASE_URL of the bench_scale project")
+    ap.add_argument("--scale", type=float, default=1.0)
+    ap.add_argument("--chunk", type=int, default=1000, help="tasks per import request")
+    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--export-repeat", type=int, default=1)
+    ap.add_argument("--factcrowd-json", type=Path, default=None, help="bench_scale.py --json-out, for ratios")
+    ap.add_argument("--json-out", type=Path, default=None)
+    ap.add_argument("--import-only", action="store_true")
+    args = ap.parse_args()
+
+    args.data_dir.mkdir(parents=True, exist_ok=True)
+    token_file = args.data_dir / "token"
+    if not token_file.exists():
+        token_file.write_text(secrets.token_hex(20))
+    token = args.token or token_file.read_text().strip()
+    proc, pid, base = None, args.ls_pid, args.ls_url
+    if base is None:
+        proc = start_label_studio(args.ls_venv, args.port, args.ls_database, token, args.data_dir)
+        pid, base = proc.pid, f"http://127.0.0.1:{args.port}"
+    session = requests.Session()
+    session.headers["Authorization"] = f"Token {token}"
+    try:
+        wait_up(session, base, proc)
+        return run(args, session, base, pid)
+    finally:
+        if proc is not None:
+            proc.terminate()
+            try:
+                proc.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+
+
+def run(args: argparse.Namespace, session: requests.Session, base: str, pid: int | None) -> int:
+    title = f"FactCrowd scale {args.scale}"
+    found = [p for p in session.get(f"{base}/api/projects/?page_size=100", timeout=60).json()["results"]
+             if p["title"] == title]
+    project = found[0] if found else session.post(f"{base}/api/projects/", json={
+        "title": title, "label_config": LABEL_CONFIG}, timeout=60).json()
+    pk = project["id"]
+    n = session.get(f"{base}/api/tasks?project={pk}&page=1&page_size=1", timeout=600).json()["total"]
+    if n == 0:
+        t0, done, anns = time.perf_counter(), 0, 0
+        for tasks in factcrowd_tasks(args.factcrowd_url, args.scale, args.chunk):
+            answer = session.post(f"{base}/api/projects/{pk}/import?commit_to_project=true", json=tasks,
+                                  timeout=3600)
+            assert answer.status_code == 201, (answer.status_code, answer.text[:500])
+            done += answer.json()["task_count"]
+            anns += answer.json().get("annotation_count", 0)
+            if done % (20 * args.chunk) < args.chunk:
+                print(f"imported {done} tasks, {anns} annotations in {time.perf_counter() - t0:.0f} s, "
+                      f"load {os.getloadavg()[0]:.2f}", flush=True)
+        print(f"imported {done} tasks, {anns} annotations in {time.perf_counter() - t0:.0f} s", flush=True)
+        n = done
+    elif n and args.import_only:
+        print(f"project {pk} already holds {n} tasks")
+    if args.import_only:
+        return 0
+    last = -(-n // 20)
+    print(f"Label Studio project {pk}: {n} tasks; repeat {args.repeat}", flush=True)
+    figures = {
+        "list_first": timed(session, f"{base}/api/tasks?project={pk}&page=1&page_size=20", pid, args.repeat),
+        "list_last": timed(session, f"{base}/api/tasks?project={pk}&page={last}&page_size=20", pid, args.repeat),
+        "export_jsonl": timed(session, f"{base}/api/projects/{pk}/export?exportType=JSON&download_all_tasks=true",
+                              pid, args.export_repeat),
+    }
+    names = {"list_first": "task list page 1", "list_last": f"task list page {last} (last)",
+             "export_jsonl": "JSON export (all tasks)"}
+    ours = {}
+    if args.factcrowd_json and args.factcrowd_json.exists():
+        for row in json.loads(args.factcrowd_json.read_text())["figures"]:
+            if row.get("key"):
+                ours[row["key"]] = row
+    for key, row in figures.items():
+        line = (f"{names[key]:<30} {row['median_ms']:>10.1f} ms  {row['bytes']:>12,} B  "
+                f"rss {row.get('rss_mb')} MB (peak {row.get('peak_rss_mb')})  load {row['load'][0]:.2f}")
+        if key in ours:
+            fc = ours[key]
+            row["factcrowd"] = {k: fc.get(k) for k in ("figure", "median_ms", "bytes", "peak_rss_mb", "load")}
+            row["ratio_time_ls_over_factcrowd"] = round(row["median_ms"] / fc["median_ms"], 2)
+            line += f"  | FactCrowd {fc['figure']}: {fc['median_ms']} ms: LS/FC {row['ratio_time_ls_over_factcrowd']}x"
+            if row.get("peak_rss_mb") and fc.get("peak_rss_mb"):
+                row["ratio_peak_rss"] = round(row["peak_rss_mb"] / fc["peak_rss_mb"], 2)
+                line += f", peak RSS {row['ratio_peak_rss']}x"
+        print(line, flush=True)
+    out = {"label_studio": "1.23.2", "tasks": n, "figures": figures}
+    print(json.dumps(out, indent=1))
+    if args.json_out:
+        args.json_out.write_text(json.dumps(out, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
