@@ -4,7 +4,10 @@ import it and neither imports the other for it (services.validation imports serv
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
+
+from django.db.models import Q, QuerySet
 
 
 class ValidationInputError(ValueError):
@@ -35,3 +38,47 @@ def as_fraction(value: Any, path: str) -> float:
     if isinstance(value, bool) or not math.isfinite(number) or not 0 <= number <= 1:
         raise ValidationInputError(path, "must be a number from 0 to 1")
     return number
+
+
+Filter = Callable[[QuerySet, Any, str], QuerySet]
+"""One filter key's step: (queryset, the request's value, its path) -> the narrowed queryset."""
+
+
+def apply_filters(queryset: QuerySet, spec: Any, filters: Mapping[str, Filter], path: str = "filter") -> QuerySet:
+    """The list screens' and bulk decisions' one filter reader (QAs: services.validation.filter_qas, facts:
+    fact_validation.filter_facts): `spec` ({key: value}, values as JSON or query strings) narrowed key by key;
+    an unknown key, or a spec that is no object, is an error at its path; an empty value filters nothing."""
+    if not isinstance(spec, Mapping):
+        raise ValidationInputError(path or "filter", "must be an object")
+    for key, value in spec.items():
+        where = f"{path}.{key}" if path else str(key)
+        step = filters.get(key)
+        if step is None:
+            raise ValidationInputError(where, f"unknown filter (known: {', '.join(filters)})")
+        if value is None or value == "":
+            continue
+        queryset = step(queryset, value, where)
+    return queryset
+
+
+def as_choice(value: Any, allowed: Iterable[str], path: str) -> str:
+    """One of `allowed` (a choice's values), else a ValidationInputError at `path` naming them."""
+    allowed = [str(a) for a in allowed]
+    if value not in allowed:
+        raise ValidationInputError(path, f"must be one of {', '.join(allowed)}")
+    return str(value)
+
+
+def as_flag(value: Any, path: str) -> bool:
+    """true / false (JSON or query string), else a ValidationInputError at `path`."""
+    if value not in (True, False, "true", "false"):
+        raise ValidationInputError(path, "must be true or false")
+    return value in (True, "true")
+
+
+def held_items(unit_responses: QuerySet, kind: str) -> Q:
+    """Items of `kind` ("qas", "facts") these UnitResponse rows hold: a whole response's, or a slice's own."""
+    rows = list(unit_responses.values_list("response_id", "items"))
+    whole = {rid for rid, items in rows if items is None}
+    sliced = {i for _, items in rows if items is not None for i in (items.get(kind) or [])}
+    return Q(response_id__in=whole) | Q(pk__in=sliced)

@@ -24,12 +24,19 @@ from django.utils import timezone
 
 from annotation_tasks.models import AtomicFact, Unit, UnitResponse
 from annotation_tasks.protocols.fields import text_error
-from annotation_tasks.services.decision_input import ValidationInputError, as_fraction, as_int
+from annotation_tasks.services.decision_input import (
+    Filter,
+    ValidationInputError,
+    apply_filters,
+    as_choice,
+    as_fraction,
+    as_int,
+    held_items,
+)
 
 V = AtomicFact.Validation
 DECISIONS = {"keep": V.KEPT, "fix": V.FIXED, "split": V.SPLIT, "drop": V.DROPPED, "undecided": V.UNKNOWN}
 """The request's decision word -> the stored decision (undecided: undo back to no decision)."""
-FILTER_KEYS = ("project", "response", "batch", "validation", "confidence_lt")
 MAX_TEXT = 1000
 MAX_PARTS = 10
 
@@ -42,10 +49,7 @@ def decided_facts() -> QuerySet:
 
 def held_facts(unit_responses: QuerySet) -> Q:
     """Facts these UnitResponse rows hold (a slice: only its own facts)."""
-    rows = list(unit_responses.values_list("response_id", "items"))
-    whole = {rid for rid, items in rows if items is None}
-    sliced = {f for _, items in rows if items is not None for f in (items.get("facts") or [])}
-    return Q(response_id__in=whole) | Q(pk__in=sliced)
+    return held_items(unit_responses, "facts")
 
 
 def undecided_in_units(units: QuerySet) -> QuerySet:
@@ -59,28 +63,21 @@ def undecided_in_batch(batch: Any) -> int:
     return undecided_in_units(pending).count()
 
 
+_FILTERS: dict[str, Filter] = {
+    "project": lambda qs, v, at: qs.filter(response__project_id=as_int(v, at)),
+    "response": lambda qs, v, at: qs.filter(response_id=as_int(v, at)),
+    "batch": lambda qs, v, at: qs.filter(held_facts(UnitResponse.objects.filter(unit__batch_id=as_int(v, at)))),
+    "validation": lambda qs, v, at: qs.filter(validation=as_choice(v, [c for c in V.values if c != V.WRITTEN], at)),
+    "confidence_lt": lambda qs, v, at: qs.filter(confidence__lt=as_fraction(v, at)),
+}
+
+
 def filter_facts(queryset: QuerySet, spec: Mapping[str, Any], path: str = "") -> QuerySet:
     """Facts matching `spec` ({key: value} over FILTER_KEYS, values as query strings or JSON)."""
-    for key, value in spec.items():
-        where = f"{path}.{key}" if path else key
-        if key not in FILTER_KEYS:
-            raise ValidationInputError(where, f"unknown filter (known: {', '.join(FILTER_KEYS)})")
-        if value is None or value == "":
-            continue
-        if key == "project":
-            queryset = queryset.filter(response__project_id=as_int(value, where))
-        elif key == "response":
-            queryset = queryset.filter(response_id=as_int(value, where))
-        elif key == "batch":
-            queryset = queryset.filter(held_facts(UnitResponse.objects.filter(unit__batch_id=as_int(value, where))))
-        elif key == "validation":
-            allowed = [c for c in V.values if c != V.WRITTEN]
-            if value not in allowed:
-                raise ValidationInputError(where, f"must be one of {', '.join(allowed)}")
-            queryset = queryset.filter(validation=value)
-        elif key == "confidence_lt":
-            queryset = queryset.filter(confidence__lt=as_fraction(value, where))
-    return queryset
+    return apply_filters(queryset, spec, _FILTERS, path)
+
+
+FILTER_KEYS = tuple(_FILTERS)
 
 
 def counts(queryset: QuerySet) -> dict[str, int]:

@@ -21,66 +21,52 @@ from django.db.models import Max, Q, QuerySet
 
 from annotation_tasks.models import QA, AnswerSpan, Batch, Predicate, QAEdit, Unit, UnitResponse
 from annotation_tasks.models.content import Origin
-from annotation_tasks.services.decision_input import ValidationInputError, as_fraction, as_int
+from annotation_tasks.services.decision_input import (
+    Filter,
+    ValidationInputError,
+    apply_filters,
+    as_choice,
+    as_flag,
+    as_fraction,
+    as_int,
+    held_items,
+)
 
 log = logging.getLogger(__name__)
-FILTER_KEYS = ("project", "response", "batch", "kind", "validity", "origin", "confidence_lt", "confidence_gte",
-               "edited")
-
-
 
 
 def _choice(value: Any, choices: Any, path: str) -> str:
-    allowed = [c.value for c in choices]
-    if value not in allowed:
-        raise ValidationInputError(path, f"must be one of {', '.join(allowed)}")
-    return str(value)
+    return as_choice(value, [c.value for c in choices], path)
 
 
 def held_qas(unit_responses: QuerySet) -> Q:
     """QAs these UnitResponse rows hold (a slice: only its own QAs)."""
-    rows = list(unit_responses.values_list("response_id", "items"))
-    whole = {rid for rid, items in rows if items is None}
-    sliced = {q for _, items in rows if items is not None for q in (items.get("qas") or [])}
-    return Q(response_id__in=whole) | Q(pk__in=sliced)
+    return held_items(unit_responses, "qas")
 
 
 def batch_qas(batch_id: int) -> Q:
     """QAs the units of a batch hold."""
-    return held_qas(UnitResponse.objects.filter(unit__batch_id=batch_id))
+    return held_items(UnitResponse.objects.filter(unit__batch_id=batch_id), "qas")
+
+
+_FILTERS: dict[str, Filter] = {
+    "project": lambda qs, v, at: qs.filter(response__project_id=as_int(v, at)),
+    "response": lambda qs, v, at: qs.filter(response_id=as_int(v, at)),
+    "batch": lambda qs, v, at: qs.filter(batch_qas(as_int(v, at))),
+    "kind": lambda qs, v, at: qs.filter(predicate__kind=_choice(v, Predicate.Kind, at)),
+    "validity": lambda qs, v, at: qs.filter(validity=_choice(v, QA.Validity, at)),
+    "origin": lambda qs, v, at: qs.filter(origin=_choice(v, Origin, at)),
+    # QAs without a confidence (imported, human) are never "under" one
+    "confidence_lt": lambda qs, v, at: qs.filter(confidence__lt=as_fraction(v, at)),
+    "confidence_gte": lambda qs, v, at: qs.filter(confidence__gte=as_fraction(v, at)),
+    "edited": lambda qs, v, at: qs.filter(edited=as_flag(v, at)),
+}
+FILTER_KEYS = tuple(_FILTERS)
 
 
 def filter_qas(queryset: QuerySet, spec: Mapping[str, Any], path: str = "filter") -> QuerySet:
     """QAs matching `spec` ({key: value} over FILTER_KEYS; values as JSON or query strings)."""
-    if not isinstance(spec, Mapping):
-        raise ValidationInputError(path, "must be an object")
-    for key, value in spec.items():
-        where = f"{path}.{key}" if path else key
-        if key not in FILTER_KEYS:
-            raise ValidationInputError(where, f"unknown filter (known: {', '.join(FILTER_KEYS)})")
-        if value is None or value == "":
-            continue
-        if key == "project":
-            queryset = queryset.filter(response__project_id=as_int(value, where))
-        elif key == "response":
-            queryset = queryset.filter(response_id=as_int(value, where))
-        elif key == "batch":
-            queryset = queryset.filter(batch_qas(as_int(value, where)))
-        elif key == "kind":
-            queryset = queryset.filter(predicate__kind=_choice(value, Predicate.Kind, where))
-        elif key == "validity":
-            queryset = queryset.filter(validity=_choice(value, QA.Validity, where))
-        elif key == "origin":
-            queryset = queryset.filter(origin=_choice(value, Origin, where))
-        elif key == "confidence_lt":  # QAs without a confidence (imported, human) are never "under" one
-            queryset = queryset.filter(confidence__lt=as_fraction(value, where))
-        elif key == "confidence_gte":
-            queryset = queryset.filter(confidence__gte=as_fraction(value, where))
-        elif key == "edited":
-            if value not in (True, False, "true", "false"):
-                raise ValidationInputError(where, "must be true or false")
-            queryset = queryset.filter(edited=value in (True, "true"))
-    return queryset
+    return apply_filters(queryset, spec, _FILTERS, path)
 
 
 @transaction.atomic
