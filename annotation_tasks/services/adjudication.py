@@ -170,10 +170,10 @@ def _items_table(project: Project, counted: list[Tally] | None) -> tuple[pd.Data
 
     from django.core.cache import cache
 
-    from annotation_tasks.services.versions import labels_version
+    from annotation_tasks.services.versions import recent_labels_version
 
     key = f"factcrowd:queue-table:{project.pk}"
-    version = hashlib.sha1(labels_version(project).encode()).hexdigest()
+    version = hashlib.sha1(recent_labels_version(project).encode()).hexdigest()
     kept = cache.get(key)
     if kept is not None and kept[0] == version:
         return kept[1], kept[2]

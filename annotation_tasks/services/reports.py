@@ -316,9 +316,9 @@ def cached_report(project: Project, by: str | None = None) -> dict[str, Any]:
 
     from django.core.cache import cache
 
-    from annotation_tasks.services.versions import report_version
+    from annotation_tasks.services.versions import recent_report_version
 
-    version = hashlib.sha1(report_version(project).encode()).hexdigest()
+    version = hashlib.sha1(recent_report_version(project).encode()).hexdigest()
     key = f"factcrowd:report:{project.pk}:{by}:{version}"
     report = cache.get(key)
     if report is None:

@@ -33,3 +33,46 @@ def report_version(project: Project) -> str:
 
     decided = AdjudicatedLabel.objects.filter(project=project).aggregate(n=Count("pk"), m=Max("pk"))
     return f"{labels_version(project)}|{sorted(decided.items())}"
+
+
+# A large project's version is itself about a second of aggregates at 10^6 labels: the queue and the report read it
+# at most once per VERSION_CHECK_SECONDS per project (their figures are then up to that many seconds behind new
+# work); a small project's is read every time, so its pages follow each change at once.
+LARGE_ASSIGNMENTS = 20_000
+VERSION_CHECK_SECONDS = 15
+
+
+def is_large(project: Project) -> bool:
+    """More than LARGE_ASSIGNMENTS assignments: a bounded read (it stops at the limit), remembered for 5 minutes."""
+    from django.core.cache import cache
+
+    key = f"factcrowd:large:{project.pk}"
+    large = cache.get(key)
+    if large is None:
+        large = Assignment.objects.filter(unit__project=project).order_by()[
+            LARGE_ASSIGNMENTS:LARGE_ASSIGNMENTS + 1].exists()
+        cache.set(key, large, 300)
+    return bool(large)
+
+
+def _recent(project: Project, name: str, read) -> str:
+    if not is_large(project):
+        return read(project)
+    from django.core.cache import cache
+
+    key = f"factcrowd:version:{name}:{project.pk}"
+    version = cache.get(key)
+    if version is None:
+        version = read(project)
+        cache.set(key, version, VERSION_CHECK_SECONDS)
+    return version
+
+
+def recent_labels_version(project: Project) -> str:
+    """labels_version, read at most once per VERSION_CHECK_SECONDS for a large project."""
+    return _recent(project, "labels", labels_version)
+
+
+def recent_report_version(project: Project) -> str:
+    """report_version, read at most once per VERSION_CHECK_SECONDS for a large project."""
+    return _recent(project, "report", report_version)

@@ -7,8 +7,8 @@ pass (quality.metrics.page_metrics over every worker: a SQL statement per level)
 data version (versions.report_version), itself four aggregates over the project (about a second at that scale).
 A page reads its rows by index; once the kept figures were last checked more than CHECKED_SECONDS ago:
 
-- a small project (at most SYNC_LIMIT assignments) reads its version in the request and recomputes on a change,
-  so its figures are current;
+- a small project (not versions.is_large: at most 20,000 assignments) reads its version in the request and
+  recomputes on a change, so its figures are current;
 - a large one answers with the kept figures at once and queues a Celery task (one at a time per project) that
   reads the version and recomputes when the data changed: no request reads the project's labels or its version.
   Before its first computation a large project's page has no figures yet (`pending`).
@@ -27,11 +27,11 @@ from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
 
-from annotation_tasks.models import Assignment, Project, WorkerMetricsSnapshot
+from annotation_tasks.models import Project, WorkerMetricsSnapshot
+from annotation_tasks.services.versions import is_large
 
 log = logging.getLogger(__name__)
 
-SYNC_LIMIT = 20_000  # assignments: up to this a project's figures are recomputed in the request (well under 1 s)
 CHECKED_SECONDS = 30  # kept figures checked this recently are served as they are
 REFRESH_LOCK_SECONDS = 300  # one queued check per project at a time (a lost task frees it after this)
 TASK = "annotation_tasks.refresh_worker_metrics"
@@ -126,11 +126,6 @@ def _read(project: Project, ids: list[int]) -> tuple[dict[int, dict[str, Any]], 
     return metrics, stamps
 
 
-def _large(project: Project) -> bool:
-    """More than SYNC_LIMIT assignments (a bounded read: it stops at the limit, it does not count them all)."""
-    return Assignment.objects.filter(unit__project=project).order_by()[SYNC_LIMIT:SYNC_LIMIT + 1].exists()
-
-
 def page(project: Project, worker_ids: Iterable[int]) -> Kept:
     """The kept figures of these workers (an indexed read); when they were last checked over CHECKED_SECONDS ago,
     a small project is brought up to date first, a large one's check is queued (see the module's docstring)."""
@@ -141,7 +136,7 @@ def page(project: Project, worker_ids: Iterable[int]) -> Kept:
     now = timezone.now()
     if stamps is not None and (now - stamps["checked_at"]).total_seconds() < CHECKED_SECONDS:
         return Kept(metrics, stamps["computed_at"], stamps["checked_at"], False, False)
-    if not _large(project):
+    if not is_large(project):
         refresh(project, only_if_changed=True)
         metrics, stamps = _read(project, ids)
         return Kept(metrics, stamps["computed_at"] if stamps else None, stamps["checked_at"] if stamps else None,

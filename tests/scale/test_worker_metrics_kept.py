@@ -55,7 +55,7 @@ def test_a_large_project_is_never_computed_in_the_request(monkeypatch):
     project, _ = random_project(6, n_workers=6)
     client = researcher_of(project)
     queued: list[int] = []
-    monkeypatch.setattr(worker_metrics, "SYNC_LIMIT", 0)  # every project counts as large
+    monkeypatch.setattr(worker_metrics, "is_large", lambda p: True)  # every project counts as large
     monkeypatch.setattr(worker_metrics, "queue_refresh",
                         lambda p: queued.append(p.pk) or True)
 
