@@ -1,0 +1,48 @@
+// The Report view asks for the summary (each table cut to one page) and then a table's next pages on request, never
+// the whole report in one body (issue 25 item 2).
+import { afterEach, describe, expect, it, vi } from 'vitest'
+import { flushPromises, mount } from '@vue/test-utils'
+import Report from '../src/dashboard/views/Report.vue'
+
+const worker = (i) => ({ level: 'qa', worker_id: i, worker: `W-${i}`, name: `W-${i}`, n_labels: 10, n_compared: 200 - i, agreement: 0.8 })
+const ALL = Array.from({ length: 120 }, (_, i) => worker(i + 1))
+
+function summary(pageSize) {
+  return {
+    project: 'P', by: null, counts: { responses: 3, responses_labelled: 3, responses_unlabelled: 0, labels: { qa: 9 }, workers: 120 },
+    agreement: [], workers: ALL.slice(0, pageSize), unlabelled_groups: [], confusion: [], time_on_task: { n: 0 },
+    consistency: [], factscore: [], pairwise: [], notes: {}, adjudication: [], scores: null,
+    tables: { workers: ALL.length, confusion: 0, agreement: 0, consistency: 0, factscore: 0, unlabelled_groups: 0 },
+  }
+}
+
+afterEach(() => vi.unstubAllGlobals())
+
+describe('Report pages', () => {
+  it('asks for the summary with small tables, then the next pages of the workers table', async () => {
+    const asked = []
+    vi.stubGlobal('fetch', vi.fn(async (url) => {
+      const q = new URL(url, 'http://x').searchParams
+      if (!url.includes('/report/')) return new Response(JSON.stringify({}), { status: 200 })
+      asked.push(Object.fromEntries(q))
+      const size = Number(q.get('page_size'))
+      if (q.get('section') === 'summary') return new Response(JSON.stringify(summary(size)), { status: 200 })
+      const page = Number(q.get('page'))
+      return new Response(JSON.stringify({ section: q.get('section'), count: ALL.length, page, page_size: size,
+        results: ALL.slice((page - 1) * size, page * size) }), { status: 200 })
+    }))
+    const w = mount(Report, { props: { project: { id: 5 } }, attachTo: document.body })
+    await flushPromises()
+    expect(asked[0].section).toBe('summary')
+    expect(Number(asked[0].page_size)).toBeLessThanOrEqual(100)
+    while (w.find('[data-testid=more-workers]').exists()) {
+      await w.find('[data-testid=more-workers]').trigger('click')
+      await flushPromises()
+    }
+    const pages = asked.slice(1)
+    expect(pages.every((a) => a.section === 'workers')).toBe(true)
+    expect(pages.map((a) => Number(a.page))).toEqual(pages.map((_, i) => i + 2))
+    expect(w.findAll('details tbody tr')).toHaveLength(ALL.length)
+    w.unmount()
+  })
+})
