@@ -23,7 +23,7 @@ from typing import Any
 
 from django.db.models import Q
 
-from annotation_tasks.exporters.base import CHUNK, iter_chunks, level_votes, majorities
+from annotation_tasks.exporters.base import CHUNK, id_list, iter_chunks, level_votes, majorities
 from annotation_tasks.importers.common import IMPORTED
 from annotation_tasks.importers.factscore import CROWD_KEY, LINE_KEYS, SENTENCE_KEYS
 from annotation_tasks.models import AdjudicatedLabel, Assignment, AtomicFact, Project, Response
@@ -41,16 +41,16 @@ def export_lines(project: Project, *, chunk_size: int = CHUNK) -> Iterator[str]:
         facts: dict[int, list[AtomicFact]] = defaultdict(list)
         written = Q(created_by_assignment__isnull=True) | Q(
             created_by_assignment__in=Assignment.objects.filter(Assignment.counted_q()))
-        for fact in (AtomicFact.objects.filter(written, response_id__in=ids)
+        for fact in (AtomicFact.objects.filter(written, response_id__in=id_list(ids))
                      .order_by("response_id", "sentence_index", "order", "id")):
             facts[fact.response_id].append(fact)
         fact_ids = [f.pk for lst in facts.values() for f in lst]
         rows = level_votes("fact", fact_ids)
-        experts = set(Assignment.objects.filter(pk__in={r[2] for r in rows}, worker__provider=IMPORTED)
+        experts = set(Assignment.objects.filter(pk__in=id_list({r[2] for r in rows}), worker__provider=IMPORTED)
                       .values_list("pk", flat=True)) if rows else set()
         votes = {"all": majorities(rows), "expert": majorities([r for r in rows if r[2] in experts]),
                  "crowd": majorities([r for r in rows if r[2] not in experts])}
-        adjudicated = AdjudicatedLabel.of_items("fact", fact_ids)
+        adjudicated = AdjudicatedLabel.of_items("fact", id_list(fact_ids))
         for response in chunk:
             yield dumps(_record(response, facts[response.pk], votes, adjudicated))
 

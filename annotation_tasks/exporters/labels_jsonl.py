@@ -13,12 +13,14 @@ import json
 from collections.abc import Iterator
 from typing import Any
 
-from annotation_tasks.exporters.base import CHUNK, level_votes, majorities
+from annotation_tasks.exporters.base import id_list, level_votes, majorities
 from annotation_tasks.models import AdjudicatedLabel, Project
 from annotation_tasks.protocols import label_levels
 
+ITEMS_PER_CHUNK = 2_000  # items (and their votes) a chunk: few round trips, a few MB held
 
-def export_lines(project: Project, *, chunk_size: int = CHUNK) -> Iterator[str]:
+
+def export_lines(project: Project, *, chunk_size: int = ITEMS_PER_CHUNK) -> Iterator[str]:
     """One JSON line (no newline) per (level, item) with counted labels or a decision, levels in registry order,
     items in id order."""
     for level in label_levels():
@@ -38,7 +40,7 @@ def export_lines(project: Project, *, chunk_size: int = CHUNK) -> Iterator[str]:
 def _lines(level: str, item_type: str, items: list[tuple]) -> Iterator[str]:
     ids = [row[0] for row in items]
     votes = majorities(level_votes(level, ids))
-    decided = AdjudicatedLabel.of_items(level, ids, item_type)
+    decided = AdjudicatedLabel.of_items(level, id_list(ids), item_type)
     for row in items:
         item_id = row[0]
         got = votes.get((level, item_id))

@@ -29,7 +29,6 @@ from typing import Any, NamedTuple
 
 from annotation_tasks.analysis.splits import split_of
 from annotation_tasks.exporters.base import (
-    CHUNK,
     id_list,
     iter_value_chunks,
     level_votes,
@@ -67,6 +66,7 @@ class _QA(NamedTuple):
     predicate_index: int
 
 
+RESPONSES_PER_CHUNK = 1_000  # ~3k QAs and ~9k votes a chunk: few round trips, a few MB held
 RESPONSE_FIELDS = ("id", "external_id", "system", "metadata", "tokens", "source__metadata", "source__external_id")
 QA_FIELDS = ("id", "response_id", "question", "answer", "answer_start", "answer_end", "predicate__text",
              "predicate__token_index")
@@ -86,7 +86,8 @@ def _response_chunks(project: Project, chunk_size: int) -> Iterator[list[_Respon
         yield [_Response(*row) for row in rows]
 
 
-def export_lines(project: Project, *, chunk_size: int = CHUNK, with_platform_ids: bool = False) -> Iterator[str]:
+def export_lines(project: Project, *, chunk_size: int = RESPONSES_PER_CHUNK,
+                 with_platform_ids: bool = False) -> Iterator[str]:
     """One JSON line (no newline) per QA, grouped by response in response order. `workers` names who cast each
     vote (workers[i] cast votes[i]) by pseudonymous id; platform ids are added only `with_platform_ids`.
     Rows are read as plain values a chunk of responses at a time, with a fixed number of queries per chunk."""
@@ -145,7 +146,8 @@ def _record(response: _Response, qa: _QA, votes: dict, adjudicated: AdjudicatedL
     return record
 
 
-def span_lines(project: Project, *, chunk_size: int = CHUNK, with_platform_ids: bool = False) -> Iterator[str]:
+def span_lines(project: Project, *, chunk_size: int = RESPONSES_PER_CHUNK,
+               with_platform_ids: bool = False) -> Iterator[str]:
     """One JSON line (no newline) per answer span, grouped by response in response order: the span level as
     export_lines writes the QA level (majority `label`, `votes`, `workers`, split by source, adjudication)."""
     for chunk in _response_chunks(project, chunk_size):

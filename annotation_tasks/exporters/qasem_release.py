@@ -16,7 +16,7 @@ from collections import defaultdict
 from collections.abc import Iterator, Sequence
 from typing import Any
 
-from annotation_tasks.exporters.base import CHUNK, iter_chunks, level_votes, majorities, retest_marks
+from annotation_tasks.exporters.base import CHUNK, id_list, iter_chunks, level_votes, majorities, retest_marks
 from annotation_tasks.importers.qasem_release import QA_KEYS, SPAN_KEYS
 from annotation_tasks.importers.tokenize import tokenize
 from annotation_tasks.models import QA, AdjudicatedLabel, AnswerSpan, Predicate, Project, Response
@@ -39,23 +39,23 @@ def export_lines(project: Project, *, include_majority: bool = True, chunk_size:
 
 def _chunk_lines(chunk: list[Response], include_majority: bool) -> Iterator[str]:
     ids = [r.pk for r in chunk]
-    preds = {p.pk: p for p in Predicate.objects.filter(response_id__in=ids)}
+    preds = {p.pk: p for p in Predicate.objects.filter(response_id__in=id_list(ids))}
     qas: dict[int, list[QA]] = defaultdict(list)
     invalid: dict[int, set] = defaultdict(set)  # release ids of QAs the expert step rejected, per response
-    for qa in QA.objects.filter(response_id__in=ids).order_by("response_id", "order", "id"):
+    for qa in QA.objects.filter(response_id__in=id_list(ids)).order_by("response_id", "order", "id"):
         if qa.validity == QA.Validity.INVALID:
             invalid[qa.response_id].add(qa.metadata.get("qa_id", qa.external_id or qa.pk))
         else:
             qas[qa.response_id].append(qa)
     spans: dict[int, list[AnswerSpan]] = defaultdict(list)
-    for span in AnswerSpan.objects.filter(response_id__in=ids).order_by("response_id", "order", "start", "id"):
+    for span in AnswerSpan.objects.filter(response_id__in=id_list(ids)).order_by("response_id", "order", "start", "id"):
         spans[span.response_id].append(span)
     links: dict[int, set[int]] = defaultdict(set)
     # Filter child rows by their own keys (not through a join on response): the planner then uses the
     # index and a chunk's cost stays independent of the project's size.
     qa_ids = [qa.pk for lst in qas.values() for qa in lst]
     span_ids = [s.pk for lst in spans.values() for s in lst]
-    for span_id, qa_id in AnswerSpan.qas.through.objects.filter(answerspan_id__in=span_ids).values_list(
+    for span_id, qa_id in AnswerSpan.qas.through.objects.filter(answerspan_id__in=id_list(span_ids)).values_list(
         "answerspan_id", "qa_id"
     ):
         links[span_id].add(qa_id)
@@ -69,8 +69,8 @@ def _chunk_lines(chunk: list[Response], include_majority: bool) -> Iterator[str]
                    for a, mark in zip(sorted(voters[key]), marks, strict=True) if mark}
         firsts = majorities([r for r in rows if ((r[0], int(r[1])), r[2]) not in repeats])
         votes = {key: (firsts.get(key, (None, []))[0], raw) for key, (_m, raw) in votes.items()}
-    decided = {("qa", k): v for k, v in AdjudicatedLabel.of_items("qa", qa_ids).items()}
-    decided.update({("span", k): v for k, v in AdjudicatedLabel.of_items("span", span_ids).items()})
+    decided = {("qa", k): v for k, v in AdjudicatedLabel.of_items("qa", id_list(qa_ids)).items()}
+    decided.update({("span", k): v for k, v in AdjudicatedLabel.of_items("span", id_list(span_ids)).items()})
     for response in chunk:
         yield dumps(
             _record(response, preds, qas[response.pk], spans[response.pk], links, (votes, decided, retests),

@@ -12,9 +12,13 @@ import io
 import json
 from collections.abc import Iterator
 from datetime import UTC, datetime
+from typing import NamedTuple
+
+from django.db.models import Q
 
 from annotation_tasks.csvsafe import dict_writer, neutralise
-from annotation_tasks.models import Assignment, Batch
+from annotation_tasks.exporters.base import id_list
+from annotation_tasks.models import Assignment, Batch, Unit, UnitResponse
 
 HIT_COLUMNS = [
     "HITId", "HITTypeId", "Title", "Description", "Keywords", "Reward", "CreationTime", "MaxAssignments",
@@ -40,18 +44,67 @@ def _mturk_time(value: datetime | None) -> str:
     return value.astimezone(UTC).strftime(TIME_FORMAT).replace("UTC", "GMT") if value else ""
 
 
-def export_rows(batch: Batch) -> Iterator[dict[str, str]]:
+FIELDS = ("id", "unit_id", "status", "provider_assignment_id", "worker__external_id", "started_at", "created_at",
+          "submitted_at", "reviewed_at", "feedback", "time_on_task_ms", "submission")
+UNIT_FIELDS = ("id", "provider_ref", "created_at", "assignments_wanted", "source__external_id", "mode")
+
+
+class _Unit(NamedTuple):
+    pk: int
+    provider_ref: str
+    created_at: datetime | None
+    assignments_wanted: int
+    source_external_id: str
+    mode: str
+
+
+class _Assignment(NamedTuple):
+    pk: int
+    unit_id: int
+    status: str
+    provider_assignment_id: str
+    worker_external_id: str
+    started_at: datetime | None
+    created_at: datetime | None
+    submitted_at: datetime | None
+    reviewed_at: datetime | None
+    feedback: str
+    time_on_task_ms: int | None
+    submission: dict | None
+
+
+def _chunks(batch: Batch, size: int) -> Iterator[tuple[list[_Assignment], dict[int, _Unit], dict[int, list[str]]]]:
+    """The batch's finished assignments in (unit, id) order, a chunk at a time as plain values, with their units and
+    each unit's response ids (three queries a chunk; memory holds one chunk whatever the batch's size)."""
+    qs = Assignment.objects.filter(unit__batch=batch, status__in=Assignment.Status.done())
+    last: tuple[int, int] | None = None
+    while True:
+        page_qs = qs if last is None else qs.filter(Q(unit_id__gt=last[0]) | Q(unit_id=last[0], id__gt=last[1]))
+        page = [_Assignment(*row) for row in page_qs.order_by("unit_id", "id").values_list(*FIELDS)[:size]]
+        if not page:
+            return
+        unit_ids = id_list({a.unit_id for a in page})
+        units = {row[0]: _Unit(*row) for row in Unit.objects.filter(pk__in=unit_ids).values_list(*UNIT_FIELDS)}
+        responses: dict[int, list[str]] = {}
+        for unit_id, external_id in (UnitResponse.objects.filter(unit_id__in=unit_ids)
+                                     .order_by("unit_id", "position").values_list("unit_id", "response__external_id")):
+            responses.setdefault(unit_id, []).append(external_id)
+        yield page, units, responses
+        last = (page[-1].unit_id, page[-1].pk)
+
+
+def export_rows(batch: Batch, chunk_size: int = 2_000) -> Iterator[dict[str, str]]:
     """One row per submitted/approved/rejected assignment of the batch, in MTurk's results shape."""
+    for page, units, unit_responses in _chunks(batch, chunk_size):
+        yield from _rows(batch, page, units, unit_responses)
+
+
+def _rows(batch: Batch, page: list[_Assignment], units: dict[int, _Unit], unit_responses: dict[int, list[str]]
+          ) -> Iterator[dict[str, str]]:
     settings = batch.settings or {}
-    qs = (
-        Assignment.objects.filter(unit__batch=batch, status__in=Assignment.Status.done())
-        .select_related("worker", "unit__source")
-        .prefetch_related("unit__unit_responses__response")
-        .order_by("unit_id", "id")
-    )
-    for a in qs:
-        unit = a.unit
-        responses = [ur.response.external_id for ur in unit.unit_responses.all()]
+    for a in page:
+        unit = units[a.unit_id]
+        responses = unit_responses.get(unit.pk, [])
         work_s = ""
         if a.time_on_task_ms is not None:
             work_s = str(round(a.time_on_task_ms / 1000))
@@ -74,7 +127,7 @@ def export_rows(batch: Batch) -> Iterator[dict[str, str]]:
             "NumberOfSimilarHITs": "",
             "LifetimeInSeconds": str(settings.get("lifetime_s", "")),
             "AssignmentId": a.provider_assignment_id or f"factcrowd-assignment-{a.pk}",
-            "WorkerId": a.worker.external_id,
+            "WorkerId": a.worker_external_id,
             "AssignmentStatus": MTURK_STATUS[a.status],
             "AcceptTime": _mturk_time(a.started_at or a.created_at),
             "SubmitTime": _mturk_time(a.submitted_at),
@@ -87,7 +140,7 @@ def export_rows(batch: Batch) -> Iterator[dict[str, str]]:
             "Last30DaysApprovalRate": "",
             "Last7DaysApprovalRate": "",
             "Input.unit_id": str(unit.pk),
-            "Input.source_id": unit.source.external_id,
+            "Input.source_id": unit.source_external_id,
             "Input.response_ids": "|".join(responses),
             "Input.mode": unit.mode,
             "Answer.labels": json.dumps(submission.get("labels"), sort_keys=True) if "labels" in submission else "",
