@@ -20,7 +20,9 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from annotation_tasks.analysis.adaptive import (  # noqa: E402
+    SHIPPED,
     cheapest_at,
+    fit_posterior,
     fit_posteriors,
     fixed_budget,
     simulate,
@@ -67,6 +69,23 @@ def posterior_policy(votes: np.ndarray, scores: np.ndarray, datasets: np.ndarray
             "crossfit": crossfit, "crossfit_cheapest": {str(t): cheapest_at(crossfit, t) for t in TARGETS}}
 
 
+def shipped_routing(votes: np.ndarray, scores: np.ndarray, datasets: np.ndarray) -> dict[str, object]:
+    """What live routing ships (annotation_tasks/analysis/routing_posterior.json): a pooled model and one per
+    dataset, fitted on dev, each with the cheapest of THRESHOLDS reaching 99% agreement in its own dev replay."""
+    import dataclasses
+
+    out: dict[str, object] = {}
+    for name in ["pooled", *sorted(set(datasets.tolist()))]:
+        mask = np.ones(len(votes), dtype=bool) if name == "pooled" else datasets == name
+        model = fit_posterior(votes[mask], scores[mask])
+        best = cheapest_at([simulate_posterior(votes[mask], scores[mask], model, t) for t in THRESHOLDS], 99.0)
+        assert best is not None
+        out[name] = {"model": dataclasses.asdict(model), "threshold": best["threshold"],
+                     "dev_saved_pct": round(best["saved_pct"], 2), "dev_agreement_pct": round(best["agreement_pct"], 2)}
+    return {"fitted_on": "shared/data/qasem_consistency/dev.jsonl, out-of-fold embedded scores "
+                         "(bench/bench_adaptive.py --write)", "models": out}
+
+
 def votes_of(path: Path) -> np.ndarray:
     rows = []
     for line in path.read_text(encoding="utf-8").splitlines():
@@ -87,10 +106,16 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("dev", nargs="?", type=Path, default=DEV)
     parser.add_argument("--json", action="store_true")
+    parser.add_argument("--write", action="store_true", help=f"fit and write the shipped routing models ({SHIPPED.name})")
     args = parser.parse_args(argv)
     rows = train_embedded.load_dev(args.dev)
     votes = votes_of(args.dev)
     assert len(votes) == len(rows)
+    if args.write:
+        shipped = shipped_routing(votes, out_of_fold_embedded(rows), datasets_of(args.dev))
+        SHIPPED.write_text(json.dumps(shipped, indent=1) + "\n", encoding="utf-8")
+        print(json.dumps(shipped, indent=1))
+        return 0
     overlap = get_scorer("overlap")
     scores = {
         "embedded (out of fold)": out_of_fold_embedded(rows),

@@ -17,8 +17,10 @@ Input: votes, an (items x cap) boolean array (True = supported); scores, one P(s
 """
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -306,3 +308,23 @@ def route(k: np.ndarray, j: np.ndarray, prior: np.ndarray, model: PosteriorModel
     gain = np.where(open_, model.information_gain(k, j, prior), -np.inf)
     order = np.argsort(-gain, kind="stable")
     return order[: int(min(slots, open_.sum()))]
+
+
+# -- the shipped posterior for live routing (services/routing.py) ---------------------------------------------
+#
+# Fitted on the shared QASem dev votes with out-of-fold embedded scores by `bench/bench_adaptive.py --write`: one
+# model per dataset and a pooled one (a live batch names none of the release's datasets unless its settings do),
+# each with the cheapest threshold reaching 99% agreement with the full majority in the dev replay.
+SHIPPED = Path(__file__).resolve().parent / "routing_posterior.json"
+
+
+def model_from_dict(data: dict[str, Any]) -> PosteriorModel:
+    """A PosteriorModel from its JSON form (dataclasses.asdict)."""
+    return PosteriorModel(float(data["a"]), float(data["b"]), (float(data["supported"][0]), float(data["supported"][1])),
+                          (float(data["unsupported"][0]), float(data["unsupported"][1])), int(data["cap"]))
+
+
+def shipped_models(path: Path = SHIPPED) -> dict[str, tuple[PosteriorModel, float]]:
+    """{model name ("pooled", a dataset): (model, its shipped threshold)}."""
+    data = json.loads(path.read_text(encoding="utf-8"))
+    return {name: (model_from_dict(entry["model"]), float(entry["threshold"])) for name, entry in data["models"].items()}

@@ -59,7 +59,19 @@ def project_overview(project: Project) -> dict:
         ),
         "jobs_running": Job.objects.filter(project=project, status__in=Job.Status.unfinished()).count(),
         "attention_checks": _attention_rows(project),
+        # routing by information (Batch.settings.routing): labels saved so far against fixed N, and projected
+        "routing": _routing_savings(project),
     }
+
+
+def _routing_savings(project: Project) -> dict | None:
+    """services/routing.savings over the project's batches; None when none routes (no numpy / scipy loaded)."""
+    batches = [b for b in Batch.objects.filter(project=project).order_by("id") if (b.settings or {}).get("routing")]
+    if not batches:
+        return None
+    from annotation_tasks.services import routing
+
+    return routing.savings(batches)
 
 
 def _attention_rows(project: Project) -> list[dict]:

@@ -262,7 +262,8 @@ def _candidates(project_id: int, worker_id: int, mode: str | None = None) -> Que
     )
     if mode is not None:
         candidates = candidates.filter(mode=mode)
-    return candidates.order_by("id").values_list("id", "is_gold")[:_CANDIDATES]
+    # the routing policy's name rides along (services/routing.py reorders those units): no query when none routes
+    return candidates.order_by("id").values_list("id", "is_gold", "batch__settings__routing__policy")[:_CANDIDATES]
 
 
 _HAS_TRAINING = OrmSql(lambda project_id: Unit.objects.filter(project_id=project_id, is_training=True)
@@ -364,9 +365,14 @@ def next_assignment(worker: Worker, project: Project, mode: str | None = None, *
     def attempt() -> tuple[Assignment | None, bool]:
         """(assignment, all candidates were locked by others)."""
         with transaction.atomic():
-            rows = [(uid, bool(gold)) for uid, gold in
-                    (_CANDIDATES_OF_MODE if mode else _CANDIDATES_ANY).rows(
-                        project_id=project.pk, worker_id=worker.pk, **({"mode": mode} if mode else {}))]
+            found = (_CANDIDATES_OF_MODE if mode else _CANDIDATES_ANY).rows(
+                project_id=project.pk, worker_id=worker.pk, **({"mode": mode} if mode else {}))
+            rows = [(uid, bool(gold)) for uid, gold, _ in found]
+            if any(policy is not None for _, _, policy in found):
+                from annotation_tasks.services import routing  # numpy / scipy: loaded on first use
+
+                order = routing.prefer_uncertain([uid for uid, _ in rows])
+                rows = sorted((r for r in rows if r[0] in set(order)), key=lambda r: order.index(r[0]))
             if not rows:
                 return None, False
             if len({gold for _, gold in rows}) > 1:

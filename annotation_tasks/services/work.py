@@ -17,7 +17,7 @@ from django.utils import timezone
 
 from annotation_tasks.models import Assignment, Unit
 from annotation_tasks.protocols import Errors, Shown, Submission, UnknownProtocol, get_protocol, label_levels, payload
-from annotation_tasks.services import queue
+from annotation_tasks.services import queue, routing
 from annotation_tasks.services.tokens import BadToken, read_assignment_token, read_preview_token
 
 
@@ -325,7 +325,7 @@ def _record(locked: Assignment, labels: Mapping[str, Any], time_ms: int | None) 
         submission={"labels": dict(labels), "time_on_task_ms": time_ms},
     )
     counted = queue.holders_count(queue.COUNTED_HOLDERS, unit.pk, unit.project_id)
-    if counted >= unit.assignments_wanted:
+    if counted >= unit.assignments_wanted or routing.stops(unit):  # routing: all its items already confident
         Unit.objects.filter(pk=unit.pk, status=Unit.Status.OPEN).update(status=Unit.Status.COMPLETE)
 
 
