@@ -29,7 +29,7 @@ from collections.abc import Iterable, Mapping
 import numpy as np
 import pandas as pd
 from django.db import connections
-from django.db.models import BooleanField
+from django.db.models import BooleanField, Q
 
 from annotation_tasks.analysis.aggregation import use_label_orders
 from annotation_tasks.analysis.splits import split_of
@@ -331,8 +331,11 @@ def facts_frame(project: Project) -> pd.DataFrame:
     sentence_relevant comes from Response.sentences[i]["is_relevant"] (True when absent: our own projects
     do not mark sentences irrelevant).
     """
+    # a fact a worker wrote counts only with their work: a pending, unverified or rejected assignment's fact would
+    # otherwise take the model facts of its sentence out of the score (analysis.factscore.counted_facts)
+    written_by_counted = Q(created_by_assignment__isnull=True) | Assignment.data_q("created_by_assignment__")
     facts = _records(
-        AtomicFact.objects.filter(response__project=project).order_by("id"),
+        AtomicFact.objects.filter(written_by_counted, response__project=project).order_by("id"),
         ["id", "response_id", "kind", "sentence_index"],
     )
     facts.columns = ["fact_id", "response_id", "kind", "sentence_index"]

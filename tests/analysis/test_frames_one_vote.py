@@ -94,3 +94,19 @@ def test_report_and_exports_equal_the_data_without_second_votes(voted) -> None:
     retest = voted["later"][1].pk
     after = [level_votes(level, [item.pk]) for level, item in (("span", span), ("qa", qa), ("fact", fact))]
     assert [[v for v in vs if v[2] != retest] for vs in votes] == after
+
+
+@pytest.mark.parametrize("status, verification", [("submitted", "pending"), ("rejected", "not_needed")])
+def test_a_fact_written_by_work_that_does_not_count_changes_no_score(voted, status, verification) -> None:
+    """Before: a pending (unverified) or rejected worker's own fact was a row of facts_frame, and a human fact in a
+    sentence takes the model facts of that sentence out of FActScore: uncounted work changed the score."""
+    project, (_span, _qa, fact) = voted["project"], voted["items"]
+    expected = build_report(project)["factscore"]
+    unit = Unit.objects.filter(project=project).first()
+    stranger = Assignment.objects.create(unit=unit, worker=Worker.objects.create(external_id="made-up"),
+                                         status=status, verification=verification)
+    written = AtomicFact.objects.create(response=fact.response, sentence_index=fact.sentence_index, text="Made up.",
+                                        kind="human", created_by_assignment=stranger)
+    FactLabel.objects.create(assignment=stranger, fact=written, label="NS")
+    assert build_report(project)["factscore"] == expected
+    assert written.pk not in set(frames.facts_frame(project)["fact_id"])
