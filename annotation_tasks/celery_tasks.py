@@ -97,3 +97,19 @@ def refresh_worker_metrics(project_id: int) -> int:
     from annotation_tasks.services import worker_metrics
 
     return worker_metrics.run_refresh(project_id)
+
+
+@shared_task(name="annotation_tasks.build_queue_table")
+def build_queue_table(project_id: int) -> None:
+    """Build and keep a large project's adjudication queue table (services.derived)."""
+    from annotation_tasks.services import adjudication, derived
+
+    derived.run_build(adjudication.BUILD_TASK, project_id, adjudication.build_table)
+
+
+@shared_task(name="annotation_tasks.build_report")
+def build_report(project_id: int, by: str | None = None) -> None:
+    """Build and keep a large project's report (services.derived)."""
+    from annotation_tasks.services import derived, reports
+
+    derived.run_build(reports.BUILD_TASK, project_id, lambda project: reports.build_and_keep(project, by), by)

@@ -99,10 +99,14 @@ class ProjectOperationsMixin:
         if section not in reports.SECTIONS:
             raise ValidationError({"section": f"must be one of {', '.join(reports.SECTIONS)}"})
         page, page_size = _whole(request, "page", 1, 10**6), _whole(request, "page_size", 50, 500)
-        try:
-            report = reports.cached_report(project, by=by)
+        from annotation_tasks.services import derived
+
+        try:  # a large project's report is built by a Celery task (services.derived): none kept yet says so
+            report = reports.cached_report(project, by=by, background=True)
         except reports.ReportError as exc:
             raise ValidationError({"by": str(exc)}) from exc
+        except derived.Building:
+            return Response({"building": True, "section": section, "by": by})
         try:
             return Response(reports.report_section(report, section, page, page_size))
         except reports.ReportError as exc:

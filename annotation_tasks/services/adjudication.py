@@ -9,6 +9,7 @@ names come from the protocols (protocols/review.py: level_labels); the majority 
 """
 from __future__ import annotations
 
+import threading
 from collections import Counter, defaultdict
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
@@ -16,6 +17,7 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+from django.core.cache import cache
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
@@ -160,25 +162,60 @@ def _level_table(t: int, tally: Tally, gold: dict[Key, str], authored: dict[int,
 QUEUE_CACHE_SECONDS = 600
 
 
-def _items_table(project: Project, counted: list[Tally] | None) -> tuple[pd.DataFrame, list[Tally]]:
+def _items_table(project: Project, counted: list[Tally] | None,
+                 background: bool = False) -> tuple[pd.DataFrame, list[Tally]]:
     """The queue table without `decided`, and the tallies: built from the labels frame, or, for the project's
     own tallies, kept in the cache while its labels are unchanged (reports.labels_version): a decision does not
-    change it, so an adjudicator's next page does not read a million labels again (issue 25)."""
+    change it, so an adjudicator's next page does not read a million labels again (issue 25). With `background`
+    (the queue's pages), a large project's is built by a Celery task (services.derived): the last build is served
+    meanwhile, derived.Building raised when there is none yet."""
     if counted is not None:
         return _build_items_table(project, counted)
-    import hashlib
+    from annotation_tasks.services import derived
 
-    from django.core.cache import cache
+    version = _table_version(project)
+    kept = cache.get(_table_key(project))
+    if kept is not None and kept[0] == version:
+        return kept[1], kept[2]
+    if background and derived.in_background(project):
+        derived.queue_build(BUILD_TASK, project)
+        if kept is None:
+            raise derived.Building("the adjudication queue is being built")
+        _stale_set().add(project.pk)
+        return kept[1], kept[2]
+    return build_table(project, version)
+
+
+BUILD_TASK = "annotation_tasks.build_queue_table"
+_STALE = threading.local()  # .projects: those this thread last answered with a kept table of older labels
+
+
+def _stale_set() -> set[int]:
+    if not hasattr(_STALE, "projects"):
+        _STALE.projects = set()
+    return _STALE.projects
+
+
+def _table_key(project: Project) -> str:
+    return f"factcrowd:queue-table:{project.pk}"
+
+
+def _table_version(project: Project) -> str:
+    import hashlib
 
     from annotation_tasks.services.versions import recent_labels_version
 
-    key = f"factcrowd:queue-table:{project.pk}"
-    version = hashlib.sha1(recent_labels_version(project).encode()).hexdigest()
-    kept = cache.get(key)
-    if kept is not None and kept[0] == version:
-        return kept[1], kept[2]
+    return hashlib.sha1(recent_labels_version(project).encode()).hexdigest()
+
+
+def build_table(project: Project, version: str | None = None) -> tuple[pd.DataFrame, list[Tally]]:
+    """Build the project's queue table from its labels and keep it (the Celery task's body for a large project)."""
+    version = version or _table_version(project)
     table, built = _build_items_table(project, tallies(project))
-    cache.set(key, (version, table, built), QUEUE_CACHE_SECONDS)
+    from annotation_tasks.services import derived
+
+    cache.set(_table_key(project), (version, table, built),
+              derived.KEEP_SECONDS if derived.in_background(project) else QUEUE_CACHE_SECONDS)
     return table, built
 
 
@@ -191,10 +228,11 @@ def _build_items_table(project: Project, counted: list[Tally]) -> tuple[pd.DataF
     return (pd.concat(parts, ignore_index=True) if parts else pd.DataFrame({c: [] for c in columns})), counted
 
 
-def queue_table(project: Project, counted: list[Tally] | None = None) -> tuple[pd.DataFrame, list[Tally]]:
+def queue_table(project: Project, counted: list[Tally] | None = None,
+                background: bool = False) -> tuple[pd.DataFrame, list[Tally]]:
     """Every labelled item of the project with its majority and disagreement, unsorted, and the tallies
     (whose rows give each item's vote counts), plus a `decided` column (read fresh: decisions are not cached)."""
-    table, counted = _items_table(project, counted)
+    table, counted = _items_table(project, counted, background)
     decided = pd.DataFrame(
         list(AdjudicatedLabel.objects.filter(project=project).values_list("level", "unit_id", "span_id", "qa_id",
                                                                          "fact_id", "aspect")),
@@ -242,12 +280,12 @@ def _filters(params: Mapping[str, Any]) -> tuple[str | None, bool, bool | None]:
     return level, include_agreed, decided
 
 
-def _chosen(project: Project, filters: tuple[str | None, bool, bool | None],
+def _chosen(project: Project, filters: tuple[str | None, bool, bool | None], background: bool = False,
             ) -> tuple[pd.DataFrame, pd.DataFrame, list[Tally]]:
     """(the whole queue table, the rows the filters choose in queue order, the tallies the rows point into)."""
     level, include_agreed, decided = filters
     levels = adjudication_levels()
-    table, counted = queue_table(project)
+    table, counted = queue_table(project, background=background)
     mask = np.ones(len(table), dtype=bool)
     if level is not None:
         mask &= (table["level"] == level).to_numpy()
@@ -276,9 +314,20 @@ def queue(project: Project, params: Mapping[str, Any] | None = None) -> dict[str
     limit = _int(params, "limit", 100, 1, MAX_LIMIT)
     offset = _int(params, "offset", 0, 0, 10**9)
     summary = _flag(params, "summary")
-    table, chosen, counted = _chosen(project, filters)
+    from annotation_tasks.services import derived
+
+    _stale_set().discard(project.pk)
+    try:
+        table, chosen, counted = _chosen(project, filters, background=True)
+    except derived.Building:
+        return {"building": True, "stale": False, "count": None, "decided": None, "offset": offset, "limit": limit,
+                "levels": {lv: list(level_labels(lv)) for lv in adjudication_levels()}, "next_offset": None,
+                "results": [], "agreement": []}
+    stale = project.pk in _stale_set()
     adjudicated = _adjudicated(project)
     return {
+        "building": False,
+        "stale": stale,
         "count": int(len(chosen)),
         "levels": {lv: list(level_labels(lv)) for lv in adjudication_levels()},
         "decided": int(chosen["decided"].sum()),

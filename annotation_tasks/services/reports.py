@@ -309,21 +309,52 @@ SECTIONS = ("summary", *TABLES)
 REPORT_CACHE_SECONDS = 600
 
 
-def cached_report(project: Project, by: str | None = None) -> dict[str, Any]:
+def cached_report(project: Project, by: str | None = None, background: bool = False) -> dict[str, Any]:
     """build_report, kept in the cache while the project's data is unchanged (report_version): the summary and
-    each table page read the same report without building it again."""
+    each table page read the same report without building it again. With `background` (the dashboard's sections),
+    a large project's is built by a Celery task (services.derived): the last build is served meanwhile, marked
+    `stale`, and derived.Building is raised when there is none yet."""
     import hashlib
 
     from django.core.cache import cache
 
+    from annotation_tasks.services import derived
     from annotation_tasks.services.versions import recent_report_version
 
     version = hashlib.sha1(recent_report_version(project).encode()).hexdigest()
-    key = f"factcrowd:report:{project.pk}:{by}:{version}"
-    report = cache.get(key)
-    if report is None:
-        report = build_report(project, by=by)
-        cache.set(key, report, REPORT_CACHE_SECONDS)
+    kept = cache.get(_report_key(project, by))
+    if kept is not None and kept[0] == version:
+        return kept[1]
+    if background and derived.in_background(project):
+        if by is not None and by not in GROUPINGS and campaigns.campaign_of(project) is None:
+            raise ReportError(f"--by must be one of {', '.join(GROUPINGS)}, not {by!r}")
+        derived.queue_build(BUILD_TASK, project, by)
+        if kept is None:
+            raise derived.Building("the report is being built")
+        return {**kept[1], "stale": True}
+    return build_and_keep(project, by, version)
+
+
+BUILD_TASK = "annotation_tasks.build_report"
+
+
+def _report_key(project: Project, by: str | None) -> str:
+    return f"factcrowd:report:{project.pk}:{by}"
+
+
+def build_and_keep(project: Project, by: str | None = None, version: str | None = None) -> dict[str, Any]:
+    """Build the report and keep it with its data version (the Celery task's body for a large project)."""
+    import hashlib
+
+    from django.core.cache import cache
+
+    from annotation_tasks.services import derived
+    from annotation_tasks.services.versions import recent_report_version
+
+    version = version or hashlib.sha1(recent_report_version(project).encode()).hexdigest()
+    report = build_report(project, by=by)
+    cache.set(_report_key(project, by), (version, report),
+              derived.KEEP_SECONDS if derived.in_background(project) else REPORT_CACHE_SECONDS)
     return report
 
 

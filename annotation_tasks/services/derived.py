@@ -1,0 +1,69 @@
+"""What is built from a large project's labels off the request: the adjudication queue's table and the report.
+
+Built in the request, either read the project's million labels into frames: 30 s and +160 MB in the web worker for
+the queue's first page at 10^6 labels on a loaded 2-core box (issue 25). For a large project (versions.is_large)
+whose cache is shared with the Celery workers (a redis:// CACHE_URL, as docker/compose.yml sets), the request
+queues a build (a Celery task, one at a time per project and kind) and answers with the last build while the new
+one runs (stale), or says it is being built when there is none yet. A small project, or an in-process cache the
+workers cannot write into, builds in the request as before.
+"""
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from typing import Any
+
+from django.conf import settings
+from django.core.cache import cache
+
+from annotation_tasks.models import Project
+
+log = logging.getLogger(__name__)
+
+LOCK_SECONDS = 600  # one queued build per project and kind (a lost task frees it after this)
+KEEP_SECONDS = 24 * 3600  # the last build is kept this long, served while a newer one is built
+
+
+class Building(Exception):
+    """No build of this project's figures is kept yet; one is queued."""
+
+
+def shared_cache() -> bool:
+    """Whether the cache is one the Celery workers share (not a per-process memory cache)."""
+    backend = settings.CACHES["default"]["BACKEND"].lower()
+    return "locmem" not in backend and "dummy" not in backend
+
+
+def in_background(project: Project) -> bool:
+    """Build this project's figures off the request: it is large and the workers share the cache."""
+    from annotation_tasks.services.versions import is_large
+
+    return shared_cache() and is_large(project)
+
+
+def queue_build(task: str, project: Project, *args: Any) -> bool:
+    """Queue the Celery task `task`(project id, *args) unless one is queued already; False when not queued."""
+    lock = f"factcrowd:build:{task}:{project.pk}:{args}"
+    if not cache.add(lock, 1, LOCK_SECONDS):
+        return False
+    from kombu.exceptions import OperationalError
+
+    from annotation_tasks.services.jobs import _signature
+
+    try:
+        _signature(task).apply_async(args=[project.pk, *args])
+    except OperationalError as exc:  # the broker is down: the request answers with what is kept
+        cache.delete(lock)
+        log.warning("%s of project %s not queued: %s", task, project.pk, exc)
+        return False
+    return True
+
+
+def run_build(task: str, project_id: int, body: Callable[[Project], Any], *args: Any) -> None:
+    """A build task's body: build (body stores what it built), then free the lock queue_build took."""
+    try:
+        project = Project.objects.filter(pk=project_id).first()
+        if project is not None:
+            body(project)
+    finally:
+        cache.delete(f"factcrowd:build:{task}:{project_id}:{args}")

@@ -1,0 +1,92 @@
+"""A large project's adjudication queue and report are built by a Celery task, not in the request (issue 25
+item 2, services.derived): before the first build the answer says `building` without reading a label frame; the
+build's pages equal the ones built in the request; after new work the kept build is served, marked stale, while
+the next one is queued."""
+from __future__ import annotations
+
+import pytest
+from django.contrib.auth import get_user_model
+
+from annotation_tasks.models import Assignment, ProjectMembership
+from annotation_tasks.services import adjudication, derived, frames, reports
+from tests.api.conftest import client_for
+from tests.crowd.test_worker_page_metrics import random_project
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def large(monkeypatch):
+    """Every project counts as large with a shared cache; queued builds are recorded, not run."""
+    queued: list[tuple] = []
+    monkeypatch.setattr(derived, "in_background", lambda project: True)
+    monkeypatch.setattr(derived, "queue_build", lambda task, project, *args: queued.append((task, project.pk, *args)))
+    return queued
+
+
+@pytest.fixture
+def no_frames(monkeypatch):
+    """Reading a labels frame fails the test while switched on."""
+    state = {"on": True}
+    real = frames.labels_frame
+
+    def guarded(*args, **kwargs):
+        assert not state["on"], "the request read the labels frame"
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(frames, "labels_frame", guarded)
+    return state
+
+
+def researcher(project):
+    user = get_user_model().objects.create_user(f"adj{project.pk}", password="x")
+    ProjectMembership.objects.create(project=project, user=user, role=ProjectMembership.Role.RESEARCHER)
+    return client_for(user)
+
+
+def test_the_queue_is_built_off_the_request(large, no_frames, monkeypatch):
+    project, _ = random_project(21)
+    client = researcher(project)
+    url = f"/api/projects/{project.pk}/adjudication/queue/"
+    first = client.get(url, {"summary": "true"}).json()
+    assert first["building"] is True and first["results"] == [] and large == [(adjudication.BUILD_TASK, project.pk)]
+    no_frames["on"] = False
+    adjudication.build_table(project)  # what the queued task runs
+    no_frames["on"] = True
+    built = client.get(url, {"limit": 5, "offset": 5}).json()
+    assert built["building"] is False and built["stale"] is False
+    no_frames["on"] = False
+    monkeypatch.setattr(derived, "in_background", lambda project: False)
+    from django.core.cache import cache
+
+    cache.clear()
+    inline = client.get(url, {"limit": 5, "offset": 5}).json()
+    assert [r["key"] for r in built["results"]] == [r["key"] for r in inline["results"]]
+    assert (built["count"], built["decided"], built["next_offset"]) == (inline["count"], inline["decided"],
+                                                                          inline["next_offset"])
+    # new work: the kept build is served, stale, and the next one queued
+    monkeypatch.setattr(derived, "in_background", lambda project: True)
+    a = Assignment.objects.filter(unit__project=project, status="submitted").first()
+    Assignment.objects.filter(pk=a.pk).update(status="rejected")
+    no_frames["on"] = True
+    stale = client.get(url, {"limit": 5, "offset": 5}).json()
+    assert stale["stale"] is True and stale["count"] == inline["count"]
+    assert large[-1] == (adjudication.BUILD_TASK, project.pk)
+
+
+def test_the_report_summary_is_built_off_the_request(large, no_frames):
+    project, _ = random_project(22)
+    client = researcher(project)
+    url = f"/api/projects/{project.pk}/report/"
+    first = client.get(url, {"section": "summary"}).json()
+    assert first["building"] is True and large == [(reports.BUILD_TASK, project.pk, None)]
+    no_frames["on"] = False
+    expected = reports.build_report(project)
+    reports.build_and_keep(project, None)  # what the queued task runs
+    no_frames["on"] = True
+    summary = client.get(url, {"section": "summary", "page_size": 2}).json()
+    assert summary["counts"] == expected["counts"] and "stale" not in summary
+    assert summary["tables"]["workers"] == len(expected["workers"])
+    page = client.get(url, {"section": "workers", "page": 2, "page_size": 2}).json()
+    assert page["results"] == expected["workers"][2:4]
+    assert client.get(url, {"section": "summary", "by": "nonsense"}).status_code == 400
