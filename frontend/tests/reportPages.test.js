@@ -46,3 +46,25 @@ describe('Report pages', () => {
     w.unmount()
   })
 })
+
+describe('Report being built', () => {
+  it('says so and asks again until the summary is there', async () => {
+    vi.useFakeTimers()
+    let calls = 0
+    vi.stubGlobal('fetch', vi.fn(async (url) => {
+      if (!url.includes('/report/')) return new Response(JSON.stringify({}), { status: 200 })
+      calls += 1
+      return new Response(JSON.stringify(calls === 1 ? { building: true, section: 'summary' } : summary(50)), { status: 200 })
+    }))
+    const w = mount(Report, { props: { project: { id: 5 } }, attachTo: document.body })
+    await flushPromises()
+    expect(w.find('[data-testid=report-building]').exists()).toBe(true)
+    await vi.advanceTimersByTimeAsync(3500)
+    await flushPromises()
+    expect(calls).toBe(2)
+    expect(w.find('[data-testid=report-building]').exists()).toBe(false)
+    expect(w.find('[data-testid=report-counts]').text()).toContain('120 workers')
+    w.unmount()
+    vi.useRealTimers()
+  })
+})
