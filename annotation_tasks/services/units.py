@@ -137,11 +137,15 @@ def response_slices(response, items: Mapping[str, list[dict]], caps: Mapping[str
 Piece = tuple[int, dict | None, dict[str, int]]  # (response id, slice or None for the whole response, counts)
 
 
-def _pieces(responses: list, protocol, caps: Mapping[str, int]) -> list[list[Piece]]:
-    """Per response (in the given order): the whole response when it fits `caps`, else its slices."""
+ItemsOf = Mapping[int, Mapping[str, list[dict]]]  # response id → its items (protocol.responses_items)
+
+
+def _pieces(responses: list, protocol, caps: Mapping[str, int], known: ItemsOf | None = None) -> list[list[Piece]]:
+    """Per response (in the given order): the whole response when it fits `caps`, else its slices. `known`: the
+    responses' items already read (a compose chunk reads them for all its responses at once)."""
     out: list[list[Piece]] = []
     for response in responses:
-        items = protocol.response_items(response, Shown())
+        items = known[response.pk] if known is not None else protocol.response_items(response, Shown())
         counts = {k: len(items.get(k, [])) for k in ITEM_KINDS}
         if _fits(counts, caps):
             out.append([(response.pk, None, counts)])
@@ -150,7 +154,8 @@ def _pieces(responses: list, protocol, caps: Mapping[str, int]) -> list[list[Pie
     return out
 
 
-def source_units(source: Source, protocol, caps: Mapping[str, int], pairwise: bool) -> list[list[tuple[int, dict | None]]]:
+def source_units(source: Source, protocol, caps: Mapping[str, int], pairwise: bool,
+                 known: ItemsOf | None = None) -> list[list[tuple[int, dict | None]]]:
     """The units of one source: [(response id, slice or None), ...] each.
 
     A pair compared side by side (the pairwise step, two responses) that is over the caps together is cut
@@ -158,14 +163,14 @@ def source_units(source: Source, protocol, caps: Mapping[str, int], pairwise: bo
     and the comparison (qasem.pairwise_section asks it only there)."""
     responses = sorted(source.responses.all(), key=lambda r: r.pk)
     if pairwise and len(responses) == 2:
-        whole = _pieces(responses, protocol, caps)
+        whole = _pieces(responses, protocol, caps, known)
         if all(len(p) == 1 and p[0][1] is None for p in whole) and _fits(_add(whole[0][0][2], whole[1][0][2]), caps):
             return [[(rid, None) for rid, _, _ in (whole[0][0], whole[1][0])]]
         half = {k: max(1, v // 2) for k, v in caps.items()}
-        a, b = _pieces(responses, protocol, half)
+        a, b = _pieces(responses, protocol, half, known)
         return [[(rid, piece) for rid, piece, _ in pair if rid is not None]
                 for pair in zip_longest(a, b, fillvalue=(None, None, {}))]
-    return pack_units([p for pieces in _pieces(responses, protocol, caps) for p in pieces], caps)
+    return pack_units([p for pieces in _pieces(responses, protocol, caps, known) for p in pieces], caps)
 
 
 def pack_units(pieces: list[Piece], caps: Mapping[str, int]) -> list[list[tuple[int, dict | None]]]:
@@ -266,11 +271,14 @@ def compose_chunks(
         with transaction.atomic():
             done = set(Unit.objects.filter(batch=batch, mode=mode, source_id__in=[s.pk for s in page])
                        .values_list("source_id", flat=True))
+            todo = [source for source in page if source.pk not in done and source.responses.all()]
+            responses = [r for source in todo for r in source.responses.all()]
+            # every response's items in a few queries for the chunk, not a few per response
+            known = protocol.responses_items(responses, {r.pk: Shown() for r in responses})
             plans: list[tuple[int, list[tuple[int, dict | None]]]] = []
-            for source in page:
-                if source.pk in done or not source.responses.all():
-                    continue
-                plans.extend((source.pk, members) for members in source_units(source, protocol, caps, pairwise))
+            for source in todo:
+                plans.extend((source.pk, members)
+                             for members in source_units(source, protocol, caps, pairwise, known))
             flags = _gold_flags([members for _, members in plans]) if gold else [False] * len(plans)
             # source_id, not source: the units must not keep every source with its prefetched responses and
             # tokens alive (45-55 KB a unit; 2 GB for 30k units, issue 25)
@@ -285,7 +293,7 @@ def compose_chunks(
                 batch_size=1000,
             )
         seen = len(page)
-        del page, plans
+        del page, todo, responses, known, plans
         yield Chunk(sources=seen, units=units)
 
 
