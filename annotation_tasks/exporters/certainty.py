@@ -56,7 +56,11 @@ def certainty(rows: Iterable[tuple[str, int, int, Any]]) -> dict[Key, dict[str, 
         if chosen:  # another model's label: the share of the votes for THAT label
             winner = np.array([index.get(chosen.get(k), w) for k, w in zip(keys, winner, strict=True)], dtype=np.int64)
         post = majority_posterior(ic.counts, winner)
+        # plain floats a column at a time (fields() per item, unrolled: the same rounding, no numpy scalar per value)
+        p, low, high = (np.asarray(post[k], dtype=float).tolist() for k in ("posterior", "ci_low", "ci_high"))
+        soft, names = np.asarray(post["soft"], dtype=float).tolist(), [str(c) for c in ic.categories]
         for r, key in enumerate(keys):
-            out[key] = modelled.get(key) or fields(post["posterior"][r], post["ci_low"][r], post["ci_high"][r],
-                                                   dict(zip(ic.categories, post["soft"][r], strict=True)))
+            got = modelled.get(key)
+            out[key] = got or {"posterior": round(p[r], 4), "posterior_ci95": [round(low[r], 4), round(high[r], 4)],
+                               "soft_label": {n: round(v, 4) for n, v in zip(names, soft[r], strict=True)}}
     return out

@@ -99,3 +99,20 @@ def test_id_list_filters_like_a_list(qasem) -> None:
     assert len(ids) > 64  # past the size where PostgreSQL gets the array
     got = sorted(QA.objects.filter(pk__in=id_list(ids)).values_list("pk", flat=True))
     assert got == sorted(QA.objects.filter(pk__in=ids).values_list("pk", flat=True)) and got
+
+
+def test_results_csv_reads_a_batch_in_chunks_with_the_same_rows() -> None:
+    """The MTurk results CSV held a whole batch's assignments (with their sources) at once; it reads chunks of
+    plain values now, three queries a chunk, and a chunk boundary inside a unit loses or repeats no row."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from annotation_tasks.exporters import results_csv
+    from tests.importers.test_results_csv import worked_batch
+
+    batch = worked_batch().batch
+    whole = list(results_csv.export_rows(batch, chunk_size=1000))
+    assert len(whole) == 2
+    with CaptureQueriesContext(connection) as chunked:
+        assert list(results_csv.export_rows(batch, chunk_size=1)) == whole
+    assert len(chunked.captured_queries) == 3 * len(whole) + 1  # 3 per chunk of one row, then the empty page
