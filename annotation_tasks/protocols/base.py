@@ -212,8 +212,10 @@ class AnnotationProtocol(ABC):
 
     def on_verified(self, assignment: Assignment) -> None:
         """Apply what a submission changes beyond its own labels, held back by `write` while the platform had not
-        vouched for the work (verification not trusted): services.publishing calls it when sync verifies the
-        assignment. Nothing by default (a protocol whose write only stores labels has nothing held back)."""
+        vouched for the work (verification not trusted): services.verification.verify, the only way work becomes
+        verified (per-unit sync and a batch study's places alike), calls it once per assignment, in the transaction
+        that verifies it; approving is not verifying. Nothing by default (a protocol whose write only stores labels
+        has nothing held back)."""
         return None
 
     def assignments_wanted(self, project: Project) -> int:
