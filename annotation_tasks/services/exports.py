@@ -234,7 +234,7 @@ def _level_votes_frame(project: Project, level: str, workers: np.ndarray, split_
     code, has_split = _join(split_codes[:, 0], split_codes[:, 1], response[has_worker])
     split[has_split] = code
     return pd.DataFrame({
-        "level": level,
+        "level": pd.Categorical.from_codes(np.zeros(len(keep), dtype=np.int8), categories=[level]),
         "item_id": item_arr[keep],
         "worker_id": worker,
         "label": pd.Categorical(labels[np.frombuffer(value_codes, dtype=np.int16)[keep]]),
