@@ -104,7 +104,8 @@ def build_queue_table(project_id: int) -> None:
     """Build and keep a large project's adjudication queue table (services.derived)."""
     from annotation_tasks.services import adjudication, derived
 
-    derived.run_build(adjudication.BUILD_TASK, project_id, adjudication.build_table)
+    derived.run_build(adjudication.BUILD_TASK, project_id,
+                      lambda project: adjudication.build_table(project, only_if_changed=True))
 
 
 @shared_task(name="annotation_tasks.build_report")
@@ -112,4 +113,4 @@ def build_report(project_id: int, by: str | None = None) -> None:
     """Build and keep a large project's report (services.derived)."""
     from annotation_tasks.services import derived, reports
 
-    derived.run_build(reports.BUILD_TASK, project_id, lambda project: reports.build_and_keep(project, by), by)
+    derived.run_build(reports.BUILD_TASK, project_id, lambda project: reports.build_and_keep(project, by, only_if_changed=True), by)

@@ -173,15 +173,18 @@ def _items_table(project: Project, counted: list[Tally] | None,
         return _build_items_table(project, counted)
     from annotation_tasks.services import derived
 
-    version = _table_version(project)
     kept = cache.get(_table_key(project))
-    if kept is not None and kept[0] == version:
-        return kept[1], kept[2]
     if background and derived.in_background(project):
-        derived.queue_build(BUILD_TASK, project)
+        # never the project's labels nor its version in the request: the task checks the version, rebuilds on a change
         if kept is None:
+            derived.queue_build(BUILD_TASK, project)
             raise derived.Building("the adjudication queue is being built")
-        _stale_set().add(project.pk)
+        if not derived.checked_recently(_table_key(project)):
+            derived.queue_build(BUILD_TASK, project)
+            _stale_set().add(project.pk)
+        return kept[1], kept[2]
+    version = _table_version(project)
+    if kept is not None and kept[0] == version:
         return kept[1], kept[2]
     return build_table(project, version)
 
@@ -201,21 +204,29 @@ def _table_key(project: Project) -> str:
 
 
 def _table_version(project: Project) -> str:
-    import hashlib
+    from annotation_tasks.services.versions import version_hash
 
-    from annotation_tasks.services.versions import recent_labels_version
-
-    return hashlib.sha1(recent_labels_version(project).encode()).hexdigest()
+    return version_hash(project, "labels", recent=True)
 
 
-def build_table(project: Project, version: str | None = None) -> tuple[pd.DataFrame, list[Tally]]:
-    """Build the project's queue table from its labels and keep it (the Celery task's body for a large project)."""
-    version = version or _table_version(project)
-    table, built = _build_items_table(project, tallies(project))
+def build_table(project: Project, version: str | None = None, only_if_changed: bool = False,
+                ) -> tuple[pd.DataFrame, list[Tally]]:
+    """Build the project's queue table from its labels and keep it; only_if_changed (the Celery task's body for a
+    large project): keep the last build when its labels version is still the current one, marked checked."""
     from annotation_tasks.services import derived
+    from annotation_tasks.services.versions import version_hash
 
-    cache.set(_table_key(project), (version, table, built),
-              derived.KEEP_SECONDS if derived.in_background(project) else QUEUE_CACHE_SECONDS)
+    key = _table_key(project)
+    version = version or version_hash(project, "labels")
+    if only_if_changed:
+        kept = cache.get(key)
+        if kept is not None and kept[0] == version:
+            derived.mark_checked(key)
+            return kept[1], kept[2]
+    table, built = _build_items_table(project, tallies(project))
+    cache.set(key, (version, table, built), derived.KEEP_SECONDS if derived.in_background(project)
+              else QUEUE_CACHE_SECONDS)
+    derived.mark_checked(key)
     return table, built
 
 

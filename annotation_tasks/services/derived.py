@@ -4,12 +4,15 @@ Built in the request, either read the project's million labels into frames: 30 s
 the queue's first page at 10^6 labels on a loaded 2-core box (issue 25). For a large project (versions.is_large)
 whose cache is shared with the Celery workers (a redis:// CACHE_URL, as docker/compose.yml sets), the request
 queues a build (a Celery task, one at a time per project and kind) and answers with the last build while the new
-one runs (stale), or says it is being built when there is none yet. A small project, or an in-process cache the
+one runs (stale), or says it is being built when there is none yet. The request reads neither the labels nor
+the data version (about a second of aggregates at that size): the task compares the version and rebuilds only
+on a change; a build checked within CHECK_SECONDS is served as current. A small project, or an in-process cache the
 workers cannot write into, builds in the request as before.
 """
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -22,6 +25,19 @@ log = logging.getLogger(__name__)
 
 LOCK_SECONDS = 600  # one queued build per project and kind (a lost task frees it after this)
 KEEP_SECONDS = 24 * 3600  # the last build is kept this long, served while a newer one is built
+
+
+CHECK_SECONDS = 15  # a kept build checked against the data this recently is served without queueing a check
+
+
+def mark_checked(key: str) -> None:
+    """The build kept under `key` was just found current (or built)."""
+    cache.set(f"{key}:checked", time.time(), KEEP_SECONDS)
+
+
+def checked_recently(key: str) -> bool:
+    at = cache.get(f"{key}:checked")
+    return at is not None and time.time() - at < CHECK_SECONDS
 
 
 class Building(Exception):

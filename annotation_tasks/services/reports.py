@@ -312,26 +312,28 @@ REPORT_CACHE_SECONDS = 600
 def cached_report(project: Project, by: str | None = None, background: bool = False) -> dict[str, Any]:
     """build_report, kept in the cache while the project's data is unchanged (report_version): the summary and
     each table page read the same report without building it again. With `background` (the dashboard's sections),
-    a large project's is built by a Celery task (services.derived): the last build is served meanwhile, marked
-    `stale`, and derived.Building is raised when there is none yet."""
-    import hashlib
-
+    a large project's is built by a Celery task (services.derived), which also compares the data version: the
+    request serves the last build (`stale` while a check is due) or raises derived.Building when there is none."""
     from django.core.cache import cache
 
     from annotation_tasks.services import derived
-    from annotation_tasks.services.versions import recent_report_version
+    from annotation_tasks.services.versions import version_hash
 
-    version = hashlib.sha1(recent_report_version(project).encode()).hexdigest()
-    kept = cache.get(_report_key(project, by))
-    if kept is not None and kept[0] == version:
-        return kept[1]
+    key = _report_key(project, by)
+    kept = cache.get(key)
     if background and derived.in_background(project):
         if by is not None and by not in GROUPINGS and campaigns.campaign_of(project) is None:
             raise ReportError(f"--by must be one of {', '.join(GROUPINGS)}, not {by!r}")
-        derived.queue_build(BUILD_TASK, project, by)
         if kept is None:
+            derived.queue_build(BUILD_TASK, project, by)
             raise derived.Building("the report is being built")
-        return {**kept[1], "stale": True}
+        if not derived.checked_recently(key):
+            derived.queue_build(BUILD_TASK, project, by)
+            return {**kept[1], "stale": True}
+        return kept[1]
+    version = version_hash(project, "report", recent=True)
+    if kept is not None and kept[0] == version:
+        return kept[1]
     return build_and_keep(project, by, version)
 
 
@@ -342,19 +344,25 @@ def _report_key(project: Project, by: str | None) -> str:
     return f"factcrowd:report:{project.pk}:{by}"
 
 
-def build_and_keep(project: Project, by: str | None = None, version: str | None = None) -> dict[str, Any]:
-    """Build the report and keep it with its data version (the Celery task's body for a large project)."""
-    import hashlib
-
+def build_and_keep(project: Project, by: str | None = None, version: str | None = None,
+                   only_if_changed: bool = False) -> dict[str, Any]:
+    """Build the report and keep it with its data version; only_if_changed (the Celery task's body for a large
+    project): keep the last build when its version is still the current one, marked checked."""
     from django.core.cache import cache
 
     from annotation_tasks.services import derived
-    from annotation_tasks.services.versions import recent_report_version
+    from annotation_tasks.services.versions import version_hash
 
-    version = version or hashlib.sha1(recent_report_version(project).encode()).hexdigest()
+    key = _report_key(project, by)
+    version = version or version_hash(project, "report")
+    if only_if_changed:
+        kept = cache.get(key)
+        if kept is not None and kept[0] == version:
+            derived.mark_checked(key)
+            return kept[1]
     report = build_report(project, by=by)
-    cache.set(_report_key(project, by), (version, report),
-              derived.KEEP_SECONDS if derived.in_background(project) else REPORT_CACHE_SECONDS)
+    cache.set(key, (version, report), derived.KEEP_SECONDS if derived.in_background(project) else REPORT_CACHE_SECONDS)
+    derived.mark_checked(key)
     return report
 
 

@@ -76,3 +76,12 @@ def recent_labels_version(project: Project) -> str:
 def recent_report_version(project: Project) -> str:
     """report_version, read at most once per VERSION_CHECK_SECONDS for a large project."""
     return _recent(project, "report", report_version)
+
+
+def version_hash(project: Project, which: str, recent: bool = False) -> str:
+    """sha1 of labels_version ("labels") or report_version ("report"), or of their recent_ forms: a cache key part."""
+    import hashlib
+
+    read = {("labels", False): labels_version, ("report", False): report_version,
+            ("labels", True): recent_labels_version, ("report", True): recent_report_version}[(which, recent)]
+    return hashlib.sha1(read(project).encode()).hexdigest()

@@ -64,14 +64,27 @@ def test_the_queue_is_built_off_the_request(large, no_frames, monkeypatch):
     assert [r["key"] for r in built["results"]] == [r["key"] for r in inline["results"]]
     assert (built["count"], built["decided"], built["next_offset"]) == (inline["count"], inline["decided"],
                                                                           inline["next_offset"])
-    # new work: the kept build is served, stale, and the next one queued
+    # once a check is due, the kept build is served, marked stale, and the check queued: the request reads neither
+    # the labels nor the version
     monkeypatch.setattr(derived, "in_background", lambda project: True)
     a = Assignment.objects.filter(unit__project=project, status="submitted").first()
     Assignment.objects.filter(pk=a.pk).update(status="rejected")
     no_frames["on"] = True
+    monkeypatch.setattr(derived, "CHECK_SECONDS", 0)
+    monkeypatch.setattr(adjudication, "_table_version", lambda p: pytest.fail("the request read the version"))
+    queued = len(large)
     stale = client.get(url, {"limit": 5, "offset": 5}).json()
     assert stale["stale"] is True and stale["count"] == inline["count"]
-    assert large[-1] == (adjudication.BUILD_TASK, project.pk)
+    assert large[queued:] == [(adjudication.BUILD_TASK, project.pk)]
+    # the queued task: the labels changed, so it rebuilds; unchanged, it only marks the build checked
+    no_frames["on"] = False
+    adjudication.build_table(project, only_if_changed=True)
+    no_frames["on"] = True
+    monkeypatch.setattr(derived, "CHECK_SECONDS", 60)
+    fresh = client.get(url, {"limit": 5, "offset": 5}).json()
+    assert fresh["stale"] is False
+    monkeypatch.setattr(adjudication, "tallies", lambda p: pytest.fail("rebuilt an unchanged table"))
+    adjudication.build_table(project, only_if_changed=True)
 
 
 def test_the_report_summary_is_built_off_the_request(large, no_frames):
