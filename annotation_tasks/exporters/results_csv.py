@@ -8,11 +8,10 @@ Worker-typed cells (WorkerId, feedback, ...) that a spreadsheet would run as a f
 """
 from __future__ import annotations
 
-import io
 import json
 from collections.abc import Iterator
 from datetime import UTC, datetime
-from typing import NamedTuple
+from typing import NamedTuple, TextIO
 
 from django.db.models import Q
 
@@ -36,7 +35,7 @@ TAIL_COLUMNS = ["Approve", "Reject"]
 COLUMNS = HIT_COLUMNS + ASSIGNMENT_COLUMNS + INPUT_COLUMNS + ANSWER_COLUMNS + TAIL_COLUMNS
 
 _S = Assignment.Status
-MTURK_STATUS = {_S.SUBMITTED: "Submitted", _S.APPROVED: "Approved", _S.REJECTED: "Rejected"}  # finished work
+MTURK_STATUS: dict[str, str] = {_S.SUBMITTED: "Submitted", _S.APPROVED: "Approved", _S.REJECTED: "Rejected"}  # finished work
 TIME_FORMAT = "%a %b %d %H:%M:%S %Z %Y"  # MTurk's: "Tue Jan 02 10:00:00 PST 2024"
 
 
@@ -150,7 +149,7 @@ def _rows(batch: Batch, page: list[_Assignment], units: dict[int, _Unit], unit_r
         }
 
 
-def write_results_csv(batch: Batch, out: io.TextIOBase) -> int:
+def write_results_csv(batch: Batch, out: TextIO) -> int:
     """Write the batch's results CSV; returns the number of rows (a header is always written)."""
     writer = dict_writer(out, COLUMNS)
     writer.writeheader()
