@@ -26,6 +26,16 @@ responses first / middle / last page 69 / 60 / 54 ms, search+filter 161 ms; QAs 
 101 / 132 / 79 ms, by cursor 62 ms; units 59 ms; assignments 77 ms; queue summary cold 841 ms, warm 156 ms, a
 100-row page 168 ms (119 KB); report summary cold 1.7 s, cached 79 ms (35 KB), a workers page 49 ms; JSONL
 export first byte 277 ms (17 MB in 16.9 s); CSV / dataset export jobs accepted in 194 / 88 ms, ran 16.5 / 27.2 s.
+
+First full scale (--scale 1: 113,540 units, 323,820 QAs, 971,460 labels, 300 workers), --server (gunicorn worker
+starting at 167 MB), PostgreSQL 15, 2026-12-04 20:40-20:58 UTC, load 14.6-21 (8 sessions on 2 cores), median of 3
+(cold rows and exports once): workers page 1 cold 582 ms, warm 156 ms, last page 229 ms, search 125 ms; batches
+328 ms; responses first / middle / last page 133 / 320 / 193 ms, search+filter 460 ms; QAs first / middle / last
+page 771 / 1,348 / 628 ms, by cursor 610 ms; units 159 ms; assignments 590 ms; queue summary cold 19.2 s (worker
+175 -> 453 MB, peak 463), warm 1.5 s (peak 530 MB), a 100-row page 774 ms (119 KB); report summary cold 34.9 s
+(worker -> 598 MB, peak 673), cached 71 ms (36 KB), workers page 52 ms; JSONL export first byte 793 ms, 173 MB in
+137.7 s; CSV job accepted 492 ms, ran 356 s (83 MB; Celery worker peak 279 MB); HF dataset job accepted 1.3 s, ran
+393 s (7.7 MB zip; Celery worker peak 433 MB).
 """
 from __future__ import annotations
 
