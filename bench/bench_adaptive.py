@@ -7,6 +7,16 @@ at a time and stops an item when its labels already fix the three-vote majority,
 with a confident score. Scores are the embedded scorer's, computed OUT OF FOLD (5-fold cross-validation grouped by
 source, with the shipped model's features and C), because the shipped model was trained on this very file; the
 overlap baseline needs no training. Figures are means over 20 seeded orders of the anonymous votes.
+
+    .venv/bin/python bench/bench_adaptive.py --structure   # + the structure-prior stopping models (minutes)
+    .venv/bin/python bench/bench_adaptive.py --write       # refit analysis/routing_posterior.json (live routing)
+
+Figures (4 Dec 2026, 2-core box at load ~15; QA labels counted, 3 per QA at fixed N, as for the margin rule):
+margin rule 0.25: 49.3% saved at 99.05%; posterior per dataset, 0.97 on dev: 51.6% at 99.05%, cross-fitted 50.8% at
+99.02%; structure priors, nested CV by source (threshold chosen on the training folds only): without siblings 50.3% at
+99.10%, with the siblings' labels (answer span, predicate, unit) and the span's coverage label 50.1% at 99.08%. The
+shipped pooled model (live routing) at 0.9725: 49.7% at 99.19% per item, 15.7% at 99.99% per unit (a live unit is
+given out again unless all its QAs are confident).
 """
 from __future__ import annotations
 
@@ -25,8 +35,10 @@ from annotation_tasks.analysis.adaptive import (  # noqa: E402
     fit_posterior,
     fit_posteriors,
     fixed_budget,
+    shipped_models,
     simulate,
     simulate_posterior,
+    simulate_units,
     sweep,
 )
 from annotation_tasks.scoring.embedded import DEFAULT_COEFFICIENTS  # noqa: E402
@@ -86,6 +98,22 @@ def shipped_routing(votes: np.ndarray, scores: np.ndarray, datasets: np.ndarray)
                          "(bench/bench_adaptive.py --write)", "models": out}
 
 
+def units_of(path: Path) -> np.ndarray:
+    """The release record (one source and response: a live unit) of every labelled QA."""
+    rows: list[int] = []
+    for i, line in enumerate(x for x in path.read_text(encoding="utf-8").splitlines() if x.strip()):
+        rows += [i] * sum(1 for qa in json.loads(line)["qas"] if qa.get("annotations"))
+    return np.array(rows)
+
+
+def live_routing(votes: np.ndarray, scores: np.ndarray, units: np.ndarray) -> dict[str, object]:
+    """The shipped pooled model at its shipped threshold, per item (the replay's granularity) and per unit (what
+    live routing buys: a unit is given out again unless all its items are confident)."""
+    model, threshold = shipped_models()["pooled"]
+    return {"threshold": threshold, "per_item": simulate_posterior(votes, scores, model, threshold),
+            "per_unit": simulate_units(votes, scores, units, model, threshold)}
+
+
 def votes_of(path: Path) -> np.ndarray:
     rows = []
     for line in path.read_text(encoding="utf-8").splitlines():
@@ -102,10 +130,147 @@ def out_of_fold_embedded(rows: list[dict]) -> np.ndarray:
     return train_embedded.grouped_oof(x, y, groups, spec["C"])
 
 
+# -- structure priors (--structure): siblings' labels as evidence, nested cross-validation by source ----------------
+
+STRUCTURE_THRESHOLDS = (0.9, 0.92, 0.94, 0.95, 0.96, 0.965, 0.97, 0.975, 0.98, 0.985, 0.99, 0.995)
+
+
+def structure_of(path: Path) -> dict[str, np.ndarray]:
+    """Per labelled QA: its votes, its answer span's coverage votes (True = covered; none: covered), and the codes of
+    its unit (record), answer span, predicate, dataset and source (the CV groups)."""
+    votes, span, has_span, unit, spans, preds, datasets, sources = [], [], [], [], [], [], [], []
+    for u, line in enumerate(x for x in path.read_text(encoding="utf-8").splitlines() if x.strip()):
+        record = json.loads(line)
+        span_of = {q: s for s in record.get("spans", []) for q in s["qaIds"]}
+        for qa in record["qas"]:
+            if not qa.get("annotations"):
+                continue
+            s = span_of.get(qa["qa_id"])
+            votes.append([a == 0 for a in qa["annotations"]])
+            span.append([a == 1 for a in s["annotations"]] if s else [True] * 3)
+            has_span.append(s is not None)
+            unit.append(u)
+            spans.append(f"{u}/{s['id']}" if s else f"{u}/qa{qa['qa_id']}")
+            preds.append(f"{u}/{qa['sent_id']}/{qa['predicate_idx']}")
+            datasets.append(record["dataset"])
+            sources.append(record["source_id"])
+    codes = {k: np.unique(np.array(v), return_inverse=True)[1] for k, v in (("span_code", spans), ("pred", preds))}
+    return {"votes": np.array(votes), "span": np.array(span), "has_span": np.array(has_span), "unit": np.array(unit),
+            "datasets": np.array(datasets), "sources": np.array(sources), **codes}
+
+
+def _sibling_mean(values: np.ndarray, group: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    total = np.bincount(group, weights=values.astype(float))[group] - values
+    count = np.bincount(group)[group] - 1.0
+    return np.where(count > 0, total / np.maximum(count, 1), 0.5), (count > 0).astype(float)
+
+
+def _structure_features(d: dict[str, np.ndarray], scores: np.ndarray, drawn: np.ndarray, span: np.ndarray, stage: int,
+                        siblings: bool) -> np.ndarray:
+    """The stopping model's features after `stage` labels: own labels, the score, the dataset; with `siblings` the
+    answer span's coverage labels of the same workers and the first-round labels of the QAs sharing the span, the
+    predicate, the unit (plus the first worker's agreement with the score on the rest of the unit)."""
+    s = np.clip(scores, 1e-6, 1 - 1e-6)
+    logit = np.log(s / (1 - s))
+    own = drawn[:, :stage].mean(axis=1)
+    cols = [own, logit, logit * (own - 0.5)]
+    for name in ("cliff", "factscore", "verifiability"):
+        cols += [(d["datasets"] == name) * 1.0, (d["datasets"] == name) * (own - 0.5)]
+    if siblings:
+        cols += [span[:, :stage].mean(axis=1) * d["has_span"], d["has_span"] * 1.0]
+        for group in (d["span_code"], d["pred"], d["unit"]):
+            mean, has = _sibling_mean(drawn[:, 0], group)
+            cols += [mean, has, (mean - 0.5) * (own - 0.5)]
+        mean, _ = _sibling_mean(drawn[:, 0] == (scores >= 0.5), d["unit"])
+        cols += [mean, (mean - 0.5) * (own - 0.5)]
+    return np.column_stack(cols)
+
+
+def _orders(d: dict[str, np.ndarray], seed: int, k: int) -> list[np.ndarray]:
+    """k draws of one permutation of the vote positions per unit (a position is one worker across a record)."""
+    rng = np.random.default_rng(seed)
+    return [np.argsort(rng.random((d["unit"].max() + 1, 3)), axis=1)[d["unit"]] for _ in range(k)]
+
+
+def _stage_models(d: dict[str, np.ndarray], scores: np.ndarray, idx: np.ndarray, siblings: bool) -> dict[int, object]:
+    from sklearn.linear_model import LogisticRegression
+
+    truth = d["votes"].sum(axis=1) >= 2
+    models = {}
+    for stage in (1, 2):
+        xs, ys = [], []
+        for order in _orders(d, 1, 8):
+            drawn = np.take_along_axis(d["votes"], order, axis=1)
+            x = _structure_features(d, scores, drawn, np.take_along_axis(d["span"], order, axis=1), stage, siblings)
+            rows = idx if stage == 1 else idx[drawn[idx, 0] != drawn[idx, 1]]
+            xs.append(x[rows])
+            ys.append(truth[rows])
+        models[stage] = LogisticRegression(C=1.0, max_iter=3000).fit(np.vstack(xs), np.concatenate(ys))
+    return models
+
+
+def _structure_replay(d: dict[str, np.ndarray], scores: np.ndarray, idx: np.ndarray, models: dict[int, object],
+                      siblings: bool, orders: list[np.ndarray]) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
+    out = []
+    for order in orders:
+        drawn = np.take_along_axis(d["votes"], order, axis=1)
+        span = np.take_along_axis(d["span"], order, axis=1)
+        p = [models[st].predict_proba(_structure_features(d, scores, drawn, span, st, siblings)[idx])[:, 1]  # type: ignore[attr-defined]
+             for st in (1, 2)]
+        out.append((p[0], p[1], drawn[idx]))
+    return out
+
+
+def _structure_count(d: dict[str, np.ndarray], idx: np.ndarray, replays: list, t: float) -> tuple[float, float]:
+    """(QA labels, items agreeing with the full majority), means over the replays' orders: stop after one label
+    when confident, after two when they agree or when confident, else a third."""
+    truth = d["votes"][idx].sum(axis=1) >= 2
+    labels = agree = 0.0
+    for p1, p2, drawn in replays:
+        first = np.maximum(p1, 1 - p1) >= t
+        split = drawn[:, 0] != drawn[:, 1]
+        second = split & ~first & (np.maximum(p2, 1 - p2) >= t)
+        verdict = np.where(first, p1 >= 0.5, np.where(second, p2 >= 0.5, drawn.sum(axis=1) >= 2))
+        labels += np.where(first, 1, np.where(split & ~second, 3, 2)).sum()
+        agree += (verdict == truth).sum()
+    return labels / len(replays), agree / len(replays)
+
+
+def structure_policy(d: dict[str, np.ndarray], scores: np.ndarray, siblings: bool, target: float = 99.0
+                     ) -> dict[str, object]:
+    """Nested CV by source: per outer fold, stage models fitted on 4/5 of the sources, the threshold the cheapest
+    reaching `target` in an inner 4-fold replay of those sources, replayed on the fifth (20 orders)."""
+    from sklearn.model_selection import GroupKFold
+
+    n = len(scores)
+    labels = agree = 0.0
+    chosen = []
+    for train, test in GroupKFold(n_splits=5).split(scores, groups=d["sources"]):
+        inner = {t: [0.0, 0.0] for t in STRUCTURE_THRESHOLDS}
+        for itr, ite in GroupKFold(n_splits=4).split(train, groups=d["sources"][train]):
+            models = _stage_models(d, scores, train[itr], siblings)
+            replays = _structure_replay(d, scores, train[ite], models, siblings, _orders(d, 7, 6))
+            for t in STRUCTURE_THRESHOLDS:
+                used, ok = _structure_count(d, train[ite], replays, t)
+                inner[t][0] += used
+                inner[t][1] += ok
+        reaching = [t for t in STRUCTURE_THRESHOLDS if inner[t][1] / len(train) * 100 >= target] or [max(STRUCTURE_THRESHOLDS)]
+        t = min(reaching, key=lambda x: inner[x][0])
+        chosen.append(t)
+        replays = _structure_replay(d, scores, test, _stage_models(d, scores, train, siblings), siblings, _orders(d, 0, 20))
+        used, ok = _structure_count(d, test, replays, t)
+        labels += used
+        agree += ok
+    return {"siblings": siblings, "thresholds": chosen, "saved_pct": (1 - labels / (3 * n)) * 100.0,
+            "agreement_pct": agree / n * 100.0}
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("dev", nargs="?", type=Path, default=DEV)
     parser.add_argument("--json", action="store_true")
+    parser.add_argument("--structure", action="store_true",
+                        help="also the structure-prior stopping models (nested CV by source; minutes)")
     parser.add_argument("--write", action="store_true", help=f"fit and write the shipped routing models ({SHIPPED.name})")
     args = parser.parse_args(argv)
     rows = train_embedded.load_dev(args.dev)
@@ -125,6 +290,10 @@ def main(argv: list[str] | None = None) -> int:
     out["two_plus_one"] = simulate(votes, np.full(len(votes), 0.5), margin=0.5)
     out["posterior"] = posterior_policy(votes, scores["embedded (out of fold)"], datasets_of(args.dev),
                                         np.array([r["group"] for r in rows]))
+    if args.structure:
+        d = structure_of(args.dev)
+        out["structure"] = [structure_policy(d, scores["embedded (out of fold)"], siblings) for siblings in (False, True)]
+    out["live"] = live_routing(votes, scores["embedded (out of fold)"], units_of(args.dev))
     for name, s in scores.items():
         results = sweep(votes, s, MARGINS)
         out["adaptive"][name] = {"sweep": results,
@@ -159,6 +328,14 @@ def main(argv: list[str] | None = None) -> int:
         if r:
             print(f"  {name}: >= 99% agreement at threshold {r['threshold']}: {r['saved_pct']:.1f}% saved, "
                   f"{r['agreement_pct']:.2f}%")
+    for r in out.get("structure", []):
+        print(f"  structure priors, nested CV ({'with' if r['siblings'] else 'without'} siblings' labels): "
+              f"thresholds {r['thresholds']}: {r['saved_pct']:.1f}% saved, {r['agreement_pct']:.2f}%")
+    live = out["live"]
+    print(f"\nshipped pooled model (live routing), threshold {live['threshold']}: per item "
+          f"{live['per_item']['saved_pct']:.1f}% saved at {live['per_item']['agreement_pct']:.2f}%; per unit (a unit "
+          f"given out again unless all its QAs are confident) {live['per_unit']['saved_pct']:.1f}% saved at "
+          f"{live['per_unit']['agreement_pct']:.2f}%")
     return 0
 
 

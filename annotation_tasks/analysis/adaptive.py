@@ -328,3 +328,41 @@ def shipped_models(path: Path = SHIPPED) -> dict[str, tuple[PosteriorModel, floa
     """{model name ("pooled", a dataset): (model, its shipped threshold)}."""
     data = json.loads(path.read_text(encoding="utf-8"))
     return {name: (model_from_dict(entry["model"]), float(entry["threshold"])) for name, entry in data["models"].items()}
+
+
+def simulate_units(votes: np.ndarray, scores: np.ndarray, units: np.ndarray, models: Models | PosteriorModel,
+                   threshold: float, *, groups: np.ndarray | None = None, permutations: int = 20, seed: int = 0
+                   ) -> dict[str, Any]:
+    """simulate_posterior at the granularity live routing buys (services/routing.py): a worker labels a whole unit,
+    so the j-th label of every item of a unit comes from one draw (one shuffle of vote positions per unit: within a
+    QASem release record the positions are the same workers), and a unit gets its next assignment unless every item
+    already passed the threshold. Labels counted are QA labels (every item of a unit given out is labelled)."""
+    votes = np.asarray(votes, dtype=bool)
+    n, cap = votes.shape
+    model = _Grouped(models if isinstance(models, dict) else {"": models}, groups, n)
+    prior = model.prior(np.asarray(scores, dtype=float))
+    truth = full_majority(votes)
+    _, unit = np.unique(np.asarray(units), return_inverse=True)
+    rng = np.random.default_rng(seed)
+    labels, agreement = [], []
+    for _ in range(max(permutations, 1)):
+        order = np.argsort(rng.random((unit.max() + 1, cap)), axis=1)[unit]
+        drawn_votes = np.take_along_axis(votes, order, axis=1)
+        open_units = np.ones(unit.max() + 1, dtype=bool)
+        drawn = np.zeros(n, dtype=np.int64)
+        verdict = np.zeros(n, dtype=bool)
+        for j in range(1, cap + 1):
+            active = open_units[unit]
+            drawn[active] = j
+            p = model.final_majority(drawn_votes[:, :j].sum(axis=1), j, prior)
+            verdict[active] = p[active] >= 0.5
+            unsure = active & (np.maximum(p, 1 - p) < threshold)
+            open_units &= np.bincount(unit, weights=unsure, minlength=len(open_units)) > 0
+            if not open_units.any():
+                break
+        labels.append(drawn.sum())
+        agreement.append((verdict == truth).mean())
+    used = float(np.mean(labels))
+    return {"items": int(n), "units": int(unit.max() + 1), "cap": int(cap), "threshold": float(threshold),
+            "labels": used, "saved_pct": (1 - used / (n * cap)) * 100.0 if n else None,
+            "agreement_pct": float(np.mean(agreement) * 100.0)}

@@ -38,6 +38,12 @@ def bench(name: str) -> ModuleType:
     return module
 
 
+@cache
+def oof_scores() -> np.ndarray:
+    """bench_adaptive's out-of-fold embedded scores of dev (five refits: computed once for the replay tests)."""
+    return bench("bench_adaptive").out_of_fold_embedded(dev_rows())
+
+
 def embedded_dev_figures(coefficients: Path) -> dict[str, dict[str, float]]:
     rows = dev_rows()
     scores = EmbeddedScorer(coefficients).score_batch([(r["reference"], r["claim"]) for r in rows])
@@ -76,7 +82,7 @@ def test_the_adaptive_replay_keeps_its_figures():
     module = bench("bench_adaptive")
     path = shared_file("qasem_consistency", "dev.jsonl")
     votes = module.votes_of(path)
-    scores = module.out_of_fold_embedded(dev_rows())
+    scores = oof_scores()
     assert votes.shape == (1542, 3)
     two_plus_one = simulate(votes, np.full(len(votes), 0.5), margin=0.5)
     assert two_plus_one["agreement_pct"] == 100.0 and 28.0 <= two_plus_one["saved_pct"] <= 31.0
@@ -93,7 +99,27 @@ def test_the_posterior_policy_beats_the_margin_rule_at_99_percent():
     module = bench("bench_adaptive")
     path = shared_file("qasem_consistency", "dev.jsonl")
     votes, datasets = module.votes_of(path), module.datasets_of(path)
-    scores = module.out_of_fold_embedded(dev_rows())
+    scores = oof_scores()
     models = fit_posteriors(votes, scores, datasets)
     result = simulate_posterior(votes, scores, models, 0.97, groups=datasets)
     assert result["agreement_pct"] >= 99.0 and result["saved_pct"] >= 50.5, result
+
+
+@pytest.mark.slow  # ~15 s: one EM fit and 20 vote orders per item and per unit
+def test_the_shipped_routing_posterior_is_the_dev_fit_and_keeps_its_replay_figures():
+    """Live routing's model (analysis/routing_posterior.json, pooled) is what fitting dev gives, and replayed on dev
+    at its shipped threshold it keeps >= 99% agreement with the full majority: about half of the QA labels saved
+    per item, and at least a seventh per unit (a live unit is given out again unless all its QAs are confident)."""
+    from annotation_tasks.analysis.adaptive import fit_posterior, shipped_models
+
+    module = bench("bench_adaptive")
+    path = shared_file("qasem_consistency", "dev.jsonl")
+    votes, scores = module.votes_of(path), oof_scores()
+    model, threshold = shipped_models()["pooled"]
+    refit = fit_posterior(votes, scores)
+    assert np.allclose([refit.a, refit.b, *refit.supported, *refit.unsupported],
+                       [model.a, model.b, *model.supported, *model.unsupported], rtol=0.05), (refit, model)
+    live = module.live_routing(votes, scores, module.units_of(path))
+    assert live["threshold"] == threshold
+    assert live["per_item"]["agreement_pct"] >= 99.0 and live["per_item"]["saved_pct"] >= 48.5, live
+    assert live["per_unit"]["agreement_pct"] >= 99.0 and live["per_unit"]["saved_pct"] >= 14.0, live
