@@ -10,6 +10,7 @@ names come from the protocols (protocols/review.py: level_labels); the majority 
 from __future__ import annotations
 
 import threading
+import uuid
 from collections import Counter, defaultdict
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
@@ -173,9 +174,9 @@ def _items_table(project: Project, counted: list[Tally] | None,
         return _build_items_table(project, counted)
     from annotation_tasks.services import derived
 
-    kept = cache.get(_table_key(project))
     if background and derived.in_background(project):
         # never the project's labels nor its version in the request: the task checks the version, rebuilds on a change
+        kept = _kept_here(project)
         if kept is None:
             derived.queue_build(BUILD_TASK, project)
             raise derived.Building("the adjudication queue is being built")
@@ -183,6 +184,7 @@ def _items_table(project: Project, counted: list[Tally] | None,
             derived.queue_build(BUILD_TASK, project)
             _stale_set().add(project.pk)
         return kept[1], kept[2]
+    kept = cache.get(_table_key(project))
     version = _table_version(project)
     if kept is not None and kept[0] == version:
         return kept[1], kept[2]
@@ -191,6 +193,28 @@ def _items_table(project: Project, counted: list[Tally] | None,
 
 BUILD_TASK = "annotation_tasks.build_queue_table"
 _STALE = threading.local()  # .projects: those this thread last answered with a kept table of older labels
+
+
+_HERE: dict[int, tuple[str, pd.DataFrame, list[Tally]]] = {}  # this process's copy of a large project's build
+
+
+def _kept_here(project: Project) -> tuple[str, pd.DataFrame, list[Tally]] | None:
+    """The kept build of a large project's table, from this process's copy while it is the latest build (one small
+    cache read of the build's token): fetching and unpickling the table from a shared cache was ~1 s a page at
+    10^6 labels. (token, table, tallies), or None when nothing is built."""
+    key = _table_key(project)
+    token = cache.get(f"{key}:token")
+    here = _HERE.get(project.pk)
+    if token is not None and here is not None and here[0] == token:
+        return here
+    kept = cache.get(key)
+    if kept is None or len(kept) < 4:
+        return None
+    _HERE.pop(project.pk, None)
+    while len(_HERE) >= 2:  # a few large projects' tables at most (tens of MB each)
+        _HERE.pop(next(iter(_HERE)))
+    _HERE[project.pk] = (kept[3], kept[1], kept[2])
+    return _HERE[project.pk]
 
 
 def _stale_set() -> set[int]:
@@ -224,8 +248,11 @@ def build_table(project: Project, version: str | None = None, only_if_changed: b
             derived.mark_checked(key)
             return kept[1], kept[2]
     table, built = _build_items_table(project, tallies(project))
-    cache.set(key, (version, table, built), derived.KEEP_SECONDS if derived.in_background(project)
-              else QUEUE_CACHE_SECONDS)
+    table = queue_order(_ranked(table))  # kept in the queue's order: a page's rows are a mask away, no sort
+    keep = derived.KEEP_SECONDS if derived.in_background(project) else QUEUE_CACHE_SECONDS
+    token = uuid.uuid4().hex
+    cache.set(key, (version, table, built, token), keep)
+    cache.set(f"{key}:token", token, keep)
     derived.mark_checked(key)
     return table, built
 
@@ -255,7 +282,7 @@ def queue_table(project: Project, counted: list[Tally] | None = None,
         table = table.merge(decided, on=["level", "item_id", "aspect"], how="left")
         table["decided"] = table["decided"].fillna(False).astype(bool)
     else:
-        table["decided"] = False
+        table = table.assign(decided=False)  # not in place: the kept build may be this process's copy
     return table, counted
 
 
@@ -295,7 +322,6 @@ def _chosen(project: Project, filters: tuple[str | None, bool, bool | None], bac
             ) -> tuple[pd.DataFrame, pd.DataFrame, list[Tally]]:
     """(the whole queue table, the rows the filters choose in queue order, the tallies the rows point into)."""
     level, include_agreed, decided = filters
-    levels = adjudication_levels()
     table, counted = queue_table(project, background=background)
     mask = np.ones(len(table), dtype=bool)
     if level is not None:
@@ -304,8 +330,15 @@ def _chosen(project: Project, filters: tuple[str | None, bool, bool | None], bac
         mask &= (table["disagreement"] > 0).to_numpy()
     if decided is not None:
         mask &= (table["decided"] == decided).to_numpy()
-    chosen = table[mask].assign(rank=lambda f: f["level"].map({lv: i for i, lv in enumerate(levels)}).fillna(99))
-    return table, queue_order(chosen), counted
+    if "rank" in table:  # a kept build, in the queue's order already (build_table); the mask keeps it
+        return table, table[mask], counted
+    return table, queue_order(_ranked(table[mask])), counted
+
+
+def _ranked(table: pd.DataFrame) -> pd.DataFrame:
+    """The table with each row's level's position among the adjudicable levels (the queue's order uses it)."""
+    levels = adjudication_levels()
+    return table.assign(rank=table["level"].map({lv: i for i, lv in enumerate(levels)}).fillna(99))
 
 
 def queue_order(chosen: pd.DataFrame) -> pd.DataFrame:

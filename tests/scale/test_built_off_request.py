@@ -85,6 +85,15 @@ def test_the_queue_is_built_off_the_request(large, no_frames, monkeypatch):
     assert fresh["stale"] is False
     monkeypatch.setattr(adjudication, "tallies", lambda p: pytest.fail("rebuilt an unchanged table"))
     adjudication.build_table(project, only_if_changed=True)
+    # a decision shows at once (decisions are read fresh), also from this process's copy of the build
+    row = fresh["results"][0]
+    decided = client.post(f"/api/projects/{project.pk}/adjudications/", {
+        "level": row["level"], "item_id": row["item_id"], "label": row["majority"]}, format="json")
+    assert decided.status_code == 201
+    again = client.get(url, {"limit": 5, "offset": 5}).json()
+    assert again["decided"] == fresh["decided"] + 1
+    assert [r["key"] for r in again["results"]] == [r["key"] for r in fresh["results"]]
+    assert client.get(url, {"limit": 5, "offset": 5}).json() == again
 
 
 def test_the_report_summary_is_built_off_the_request(large, no_frames):
