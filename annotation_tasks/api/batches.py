@@ -65,7 +65,7 @@ class BatchViewSet(
         units = Unit.objects.filter(batch=OuterRef("pk")).order_by().values("batch")
         return queryset.annotate(unit_count=Coalesce(Subquery(units.annotate(n=Count("pk")).values("n")), 0))
 
-    def paginate_queryset(self, queryset):  # type: ignore[override]
+    def paginate_queryset(self, queryset):
         page = super().paginate_queryset(queryset)
         if page is not None:
             self.attach_counts(page)

@@ -118,7 +118,7 @@ class WorkerViewSet(ResearcherScopedMixin, viewsets.ReadOnlyModelViewSet):
         pk = self.kwargs.get("pk")
         return [int(pk)] if pk and str(pk).isdigit() else None
 
-    def get_paginated_response(self, data):  # type: ignore[override]
+    def get_paginated_response(self, data):
         """The page, and with ?project= how current its figures are ({computed_at, stale, pending})."""
         response = super().get_paginated_response(data)
         state = getattr(self, "_metrics_state", None)
