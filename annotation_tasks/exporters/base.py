@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from contextvars import ContextVar
 from functools import lru_cache
-from typing import Any
+from typing import Any, TypeVar
 
 import pandas as pd
 from django.db import connection
@@ -22,6 +22,7 @@ from annotation_tasks.models import Assignment, Worker
 from annotation_tasks.protocols import label_level, label_order
 
 CHUNK = 200
+T = TypeVar("T")
 
 
 def iter_chunks(queryset: QuerySet, size: int = CHUNK) -> Iterator[list[Model]]:
@@ -96,7 +97,7 @@ def level_votes(level: str, item_ids: list[int]) -> list[tuple[str, int, int, An
 AGGREGATED: ContextVar[dict[tuple[str, int], Any] | None] = ContextVar("aggregated_labels", default=None)
 
 
-def with_aggregation(lines: Iterator[str], labels: dict[tuple[str, int], Any]) -> Iterator[str]:
+def with_aggregation(lines: Iterator[T], labels: dict[tuple[str, int], Any]) -> Iterator[T]:
     """The exporter's lines, produced while `labels` stand in for the majority (items without one keep it).
 
     The labels are set around each step of the exporter only, never while the consumer holds a line: a streaming

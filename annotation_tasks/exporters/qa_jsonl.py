@@ -88,7 +88,14 @@ def _response_chunks(project: Project, chunk_size: int) -> Iterator[list[_Respon
 
 def export_lines(project: Project, *, chunk_size: int = RESPONSES_PER_CHUNK,
                  with_platform_ids: bool = False) -> Iterator[str]:
-    """One JSON line (no newline) per QA, grouped by response in response order. `workers` names who cast each
+    """export_records as JSON lines (no newline)."""
+    for record in export_records(project, chunk_size=chunk_size, with_platform_ids=with_platform_ids):
+        yield json.dumps(record, ensure_ascii=False)
+
+
+def export_records(project: Project, *, chunk_size: int = RESPONSES_PER_CHUNK,
+                   with_platform_ids: bool = False) -> Iterator[dict[str, Any]]:
+    """One record per QA, grouped by response in response order. `workers` names who cast each
     vote (workers[i] cast votes[i]) by pseudonymous id; platform ids are added only `with_platform_ids`.
     Rows are read as plain values a chunk of responses at a time, with a fixed number of queries per chunk."""
     for chunk in _response_chunks(project, chunk_size):
@@ -106,9 +113,7 @@ def export_lines(project: Project, *, chunk_size: int = RESPONSES_PER_CHUNK,
         for qa in qas:
             key = ("qa", qa.pk)
             record = _record(by_id[qa.response_id], qa, votes, adjudicated.get(qa.pk), keys[qa.response_id])
-            yield json.dumps({**record, **sure.get(key, {}), "workers": who.get(key, []),
-                              **_retest(retests, key)},
-                             ensure_ascii=False)
+            yield {**record, **sure.get(key, {}), "workers": who.get(key, []), **_retest(retests, key)}
 
 
 def _retest(retests: dict[tuple[str, int], list[bool]], key: tuple[str, int]) -> dict[str, list[bool]]:
@@ -148,7 +153,14 @@ def _record(response: _Response, qa: _QA, votes: dict, adjudicated: AdjudicatedL
 
 def span_lines(project: Project, *, chunk_size: int = RESPONSES_PER_CHUNK,
                with_platform_ids: bool = False) -> Iterator[str]:
-    """One JSON line (no newline) per answer span, grouped by response in response order: the span level as
+    """span_records as JSON lines (no newline)."""
+    for record in span_records(project, chunk_size=chunk_size, with_platform_ids=with_platform_ids):
+        yield json.dumps(record, ensure_ascii=False)
+
+
+def span_records(project: Project, *, chunk_size: int = RESPONSES_PER_CHUNK,
+                 with_platform_ids: bool = False) -> Iterator[dict[str, Any]]:
+    """One record per answer span, grouped by response in response order: the span level as
     export_lines writes the QA level (majority `label`, `votes`, `workers`, split by source, adjudication)."""
     for chunk in _response_chunks(project, chunk_size):
         by_id = {r.pk: r for r in chunk}
@@ -168,9 +180,8 @@ def span_lines(project: Project, *, chunk_size: int = RESPONSES_PER_CHUNK,
         for span in spans:
             record = _span_record(by_id[span.response_id], span, votes, adjudicated.get(span.pk), links.get(span.pk, []),
                                   keys[span.response_id])
-            yield json.dumps({**record, **sure.get(("span", span.pk), {}), "workers": who.get(("span", span.pk), []),
-                              **_retest(retests, ("span", span.pk))},
-                             ensure_ascii=False)
+            key = ("span", span.pk)
+            yield {**record, **sure.get(key, {}), "workers": who.get(key, []), **_retest(retests, key)}
 
 
 class _Span(NamedTuple):

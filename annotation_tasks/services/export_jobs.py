@@ -16,7 +16,7 @@ import uuid
 import zipfile
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from django.conf import settings
 
@@ -26,6 +26,7 @@ from annotation_tasks.services import exports, jobs
 
 EXPORT_KEEP_HOURS = 24
 PROGRESS_EVERY = 2_000  # lines between progress writes
+T = TypeVar("T")
 
 
 def export_dir() -> Path:
@@ -72,7 +73,7 @@ def run_export_job(job_id: int) -> Job:
     return jobs.run(job_id, _body)
 
 
-def _counted(lines: Iterator[str], progress: jobs.Progress) -> Iterator[str]:
+def _counted(lines: Iterator[T], progress: jobs.Progress) -> Iterator[T]:
     n = 0
     for line in lines:
         n += 1
@@ -104,10 +105,9 @@ def _body(job: Job, progress: jobs.Progress) -> dict[str, Any]:
             lines = None
         elif as_csv:  # straight from the records: no JSONL written and read back
             target = folder / f"{safe}.{fmt}.csv"
-            source = _counted(exports.export_lines(job.project.name, fmt, **options), progress)
+            records = _counted(exports.export_records(job.project.name, fmt, **options), progress)
             lines = exports._atomic_write(
-                target, lambda handle: csv_writer.csv_from_records(csv_writer.records_of(source), handle, folder),
-                newline="")
+                target, lambda handle: csv_writer.csv_from_records(records, handle, folder), newline="")
         else:
             target = folder / f"{safe}.{fmt}.jsonl"
             source = _counted(exports.export_lines(job.project.name, fmt, **options), progress)

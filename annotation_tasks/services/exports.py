@@ -90,6 +90,20 @@ def export_lines(project_name: str, fmt: str, *, aggregation: str = "majority", 
     return lines if table is None else with_aggregation(lines, table)
 
 
+RECORD_FORMATS: dict[str, Callable[..., Iterator[dict[str, Any]]]] = {"qa-jsonl": qa_jsonl.export_records}
+
+
+def export_records(project_name: str, fmt: str, *, aggregation: str = "majority", **options) -> Iterator[dict[str, Any]]:
+    """The records of export_lines (what json.loads reads back from each line), without the JSON text in between
+    where the exporter has records (RECORD_FORMATS): the CSV and the dataset write them straight."""
+    if fmt not in RECORD_FORMATS:
+        return csv_writer.records_of(export_lines(project_name, fmt, aggregation=aggregation, **options))
+    project = _project(project_name)
+    table = _aggregated(project, aggregation)
+    records = RECORD_FORMATS[fmt](project, **options)
+    return records if table is None else with_aggregation(records, table)
+
+
 def write_lines(lines: Iterator[str], out: TextIO) -> int:
     """Write each line and a newline; returns the number of lines."""
     n = 0
@@ -130,7 +144,7 @@ def export_to_path(project_name: str, fmt: str, path: str | Path, *, csv: bool =
 
 
 def _records(project_name: str, fmt: str, **options) -> Iterator[dict[str, Any]]:
-    return (json.loads(line) for line in export_lines(project_name, fmt, **options))
+    return export_records(project_name, fmt, **options)
 
 
 def export_dataset(project_name: str, out_dir: str | Path, *, aggregation: str = "majority", csv: bool = False,
@@ -286,9 +300,9 @@ def _item_configs(project: Project, with_platform_ids: bool, options: dict[str, 
             split_of=lambda r: r["split"], row="question-answer pair of a response (QASem)", label_field="label",
             labels=hf_dataset.LABEL_DEFINITIONS["qa"], unlabelled_when=_no_label, unlabelled_means=qa_jsonl.UNLABELLED))
     if AnswerSpan.objects.filter(response__project=project).exists():
-        lines = qa_jsonl.span_lines(project, with_platform_ids=with_platform_ids)
+        spans = qa_jsonl.span_records(project, with_platform_ids=with_platform_ids)
         table = _aggregated(project, options.get("aggregation", "majority"))
-        records = (json.loads(line) for line in (lines if table is None else with_aggregation(lines, table)))
+        records = spans if table is None else with_aggregation(spans, table)
         configs.append(hf_dataset.Config(
             name="span", records=records, split_of=lambda r: r["split"],
             row="answer span of a response (QASem span coverage)", label_field="label",
