@@ -31,7 +31,7 @@ from annotation_tasks.analysis.uncertainty import estimate as estimate_uncertain
 from annotation_tasks.exporters import csv_writer, factscore, hf_dataset, labels_jsonl, qa_jsonl, qasem_release
 from annotation_tasks.exporters.base import with_aggregation
 from annotation_tasks.exporters.certainty import ModelledLabels
-from annotation_tasks.models import QA, AnswerSpan, Assignment, AtomicFact, Project
+from annotation_tasks.models import QA, AnswerSpan, Assignment, AtomicFact, Project, Response
 from annotation_tasks.protocols import label_level
 from annotation_tasks.services import campaigns, frames, reports
 
@@ -243,7 +243,6 @@ def _level_votes_frame(project: Project, level: str, workers: np.ndarray, split_
     response, found = _join(items[:, 0], items[:, 1], item_arr)  # inner join: items the level leaves out go
     worker, has_worker = _join(workers[:, 0], workers[:, 1], np.frombuffer(assignment_ids, dtype=np.int64)[found])
     keep = np.flatnonzero(found)[has_worker]
-    labels = np.array(list(codes), dtype=object)
     split = np.full(len(keep), -1, dtype=np.int64)  # a response without a split: the report's NaN group
     code, has_split = _join(split_codes[:, 0], split_codes[:, 1], response[has_worker])
     split[has_split] = code
@@ -251,9 +250,27 @@ def _level_votes_frame(project: Project, level: str, workers: np.ndarray, split_
         "level": pd.Categorical.from_codes(np.zeros(len(keep), dtype=np.int8), categories=[level]),
         "item_id": item_arr[keep],
         "worker_id": worker,
-        "label": pd.Categorical(labels[np.frombuffer(value_codes, dtype=np.int16)[keep]]),
+        "label": pd.Categorical.from_codes(np.frombuffer(value_codes, dtype=np.int16)[keep], categories=list(codes)),
         "split": pd.Categorical.from_codes(split, categories=splits),
     })
+
+
+def _response_splits(project: Project) -> tuple[np.ndarray, list[str]]:
+    """((response id, split code) rows, split names): frames.responses_frame's `split` (the source's raw release id
+    when the importer kept one, else its external id, through split_of), read as a stream of three columns."""
+    names: dict[str, int] = {}
+    pairs = array("q")
+    rows = Response.objects.filter(project=project).order_by().values_list(
+        "id", "source__external_id", "source__metadata__source_id")
+    for response_id, source_id, raw_source_id in rows.iterator(chunk_size=ROWS_PER_READ):
+        split = split_of(raw_source_id if raw_source_id is not None else source_id)
+        if isinstance(split, str):
+            pairs.extend((response_id, names.setdefault(split, len(names))))
+    splits = sorted(names)
+    recode = np.array([splits.index(n) for n in names] or [0], dtype=np.int64)  # codes in sorted-name order
+    found = np.frombuffer(pairs, dtype=np.int64).reshape(-1, 2).copy()
+    found[:, 1] = recode[found[:, 1]]
+    return found, splits
 
 
 def card_agreement(project: Project, *, by: str | None, campaign_frame: pd.DataFrame | None = None
@@ -265,13 +282,7 @@ def card_agreement(project: Project, *, by: str | None, campaign_frame: pd.DataF
         return reports.to_jsonable(campaign_agreement_table(campaign_frame, by=by))
     if by not in (None, "split"):
         raise ExportError(f"the card's agreement groups by split or nothing, not {by!r}")
-    responses = frames.responses_frame(project)[["response_id", "split"]]
-    splits = sorted({str(s) for s in responses["split"].dropna()})
-    index = {s: i for i, s in enumerate(splits)}
-    split_codes = np.array([(int(r), index[str(s)]) for r, s in zip(responses["response_id"], responses["split"],
-                                                                    strict=True) if isinstance(s, str)],
-                           dtype=np.int64).reshape(-1, 2)
-    del responses
+    split_codes, splits = _response_splits(project)
     workers = _int_pairs(Assignment.objects.filter(unit__project=project).order_by().values_list("id", "worker_id"))
     rows: list[dict[str, Any]] = []
     for level in sorted(frames.LEVELS):
