@@ -371,8 +371,8 @@ def next_assignment(worker: Worker, project: Project, mode: str | None = None, *
             if any(policy is not None for _, _, policy in found):
                 from annotation_tasks.services import routing  # numpy / scipy: loaded on first use
 
-                order = routing.prefer_uncertain([uid for uid, _ in rows])
-                rows = sorted((r for r in rows if r[0] in set(order)), key=lambda r: order.index(r[0]))
+                place = {uid: i for i, uid in enumerate(routing.prefer_uncertain([uid for uid, _ in rows]))}
+                rows = sorted((r for r in rows if r[0] in place), key=lambda r: place[r[0]])
             if not rows:
                 return None, False
             if len({gold for _, gold in rows}) > 1:

@@ -6,7 +6,8 @@ score as a calibrated prior; the model shipped in analysis/routing_posterior.jso
 - A unit stops (status complete, its remaining assignments not needed) once every labelled item's posterior, or
   its complement, reaches the threshold (services/work.py, on submit).
 - The queue offers a worker the routing batch's open units whose items gain most from one more label first
-  (services/queue.py: expected reduction of the final majority's entropy, summed over the unit's items).
+  (services/queue.py: the largest expected reduction of an item's final-majority entropy in the unit: one unsure
+  item is what a further assignment of a unit buys; a unit without labels: a first label's gain on the prior).
 - The monitor shows labels saved so far against fixed N: for stopped units, N x items minus the labels collected.
 
 A live unit is bought whole (a worker labels all its items), so a unit stops only when all its items are
@@ -90,7 +91,7 @@ class UnitState:
     items: int = 0
     labels: int = 0
     confident: bool = False
-    gain: float = 0.0
+    gain: float = 0.0  # the largest expected entropy reduction (bits) of one more label on one of its items
 
 
 def _labels(unit_ids: list[int]) -> dict[int, dict[int, list[int]]]:
@@ -102,6 +103,25 @@ def _labels(unit_ids: list[int]) -> dict[int, dict[int, list[int]]]:
         cell = out[unit_id][qa_id]
         cell[0] += int(supported)
         cell[1] += 1
+    return out
+
+
+def _shown_qas(unit_ids: list[int]) -> dict[int, list[int]]:
+    """{unit: the QA ids it shows}: a slice's own QAs (UnitResponse.items), else all its responses' QAs."""
+    from annotation_tasks.models import QA, UnitResponse
+
+    out: dict[int, list[int]] = defaultdict(list)
+    whole: dict[int, list[int]] = defaultdict(list)  # response -> units showing all its QAs
+    for unit_id, response_id, items in UnitResponse.objects.filter(unit_id__in=unit_ids).values_list(
+            "unit_id", "response_id", "items"):
+        if items and "qas" in items:
+            out[unit_id] += [int(q) for q in items["qas"]]
+        else:
+            whole[response_id].append(unit_id)
+    if whole:
+        for response_id, qa_id in QA.objects.filter(response_id__in=list(whole)).values_list("response_id", "pk"):
+            for unit_id in whole[response_id]:
+                out[unit_id].append(qa_id)
     return out
 
 
@@ -120,14 +140,16 @@ def states(units: Iterable[tuple[int, int]], routing: Routing) -> dict[int, Unit
     labels = _labels(ids)
     counted = dict(Assignment.objects.filter(Assignment.data_q(), unit_id__in=ids).order_by()
                    .values("unit_id").annotate(n=Count("pk")).values_list("unit_id", "n"))
-    scores = _scores({qa for items in labels.values() for qa in items}, routing.scorer)
+    shown = _shown_qas([u for u in ids if u not in labels])
+    scores = _scores({qa for items in [*labels.values(), *shown.values()] for qa in items}, routing.scorer)
     out = {}
     for unit_id, wanted in units:
         state = UnitState(unit_id, wanted, assignments=counted.get(unit_id, 0))
         items = labels.get(unit_id, {})
         model = routing.posterior(wanted)
-        if not items:
-            state.gain = float(model.information_gain(np.array([0]), 0, model.prior(np.array([0.5])))[0])
+        if not items:  # no labels yet: a first label's value on the items it shows, under their scores
+            prior = model.prior(np.array([scores.get(q, 0.5) for q in shown.get(unit_id, [])] or [0.5]))
+            state.gain = float(np.max(model.information_gain(np.zeros(len(prior)), 0, prior)))
             out[unit_id] = state
             continue
         qa_ids = sorted(items)
@@ -137,7 +159,7 @@ def states(units: Iterable[tuple[int, int]], routing: Routing) -> dict[int, Unit
         p = model.final_majority(k, j, prior)
         state.items, state.labels = len(qa_ids), int(j.sum())
         state.confident = bool(np.all((np.maximum(p, 1 - p) >= routing.threshold) | (j >= wanted)))
-        state.gain = float(np.sum(model.information_gain(k, j, prior)))
+        state.gain = float(np.max(model.information_gain(k, j, prior)))
         out[unit_id] = state
     return out
 
