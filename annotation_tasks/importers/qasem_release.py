@@ -405,8 +405,9 @@ class _Units:
 
     workers: dict[tuple[str, str], int]  # source key → worker positions; sources without votes get no unit
     batch: Any = None
-    unit_of: dict[tuple[str, str], Unit] = field(default_factory=dict)
-    slots: dict[tuple[str, str], list[Assignment]] = field(default_factory=dict)
+    # ids only: a Unit row would keep its Source, with every token of the reference, alive to the end
+    unit_of: dict[tuple[str, str], int] = field(default_factory=dict)
+    slots: dict[tuple[str, str], list[int]] = field(default_factory=dict)
     positions: dict[tuple[str, str], int] = field(default_factory=dict)
 
 
@@ -587,25 +588,28 @@ def _write_labels(
         state.batch, made = import_batch(project, file_name)
         result.created["batches"] += int(made)
     new = [key for key in groups if key not in state.unit_of]
-    for key in new:
-        state.unit_of[key] = Unit(project=project, batch=state.batch, source=responses[groups[key][0]].source,
-                                  mode="qasem", assignments_wanted=state.workers[key], status=Unit.Status.COMPLETE)
-    Unit.objects.bulk_create([state.unit_of[key] for key in new], batch_size=BULK)
+    made = Unit.objects.bulk_create([
+        Unit(project=project, batch=state.batch, source_id=responses[groups[key][0]].source.pk, mode="qasem",
+             assignments_wanted=state.workers[key], status=Unit.Status.COMPLETE) for key in new], batch_size=BULK)
+    state.unit_of.update((key, unit.pk) for key, unit in zip(new, made, strict=True))
     result.created["units"] += len(new)
     links = []
     for key, idx in groups.items():
         first = state.positions.get(key, 0)
-        links += [UnitResponse(unit=state.unit_of[key], response=responses[i], position=first + pos)
+        links += [UnitResponse(unit_id=state.unit_of[key], response=responses[i], position=first + pos)
                   for pos, i in enumerate(idx)]
         state.positions[key] = first + len(idx)
     UnitResponse.objects.bulk_create(links, batch_size=BULK)
     worker_ids = {key: [f"{WORKER_PREFIX}:{key[0]}:{k}" for k in range(state.workers[key])] for key in new}
     workers = imported_workers(x for ids in worker_ids.values() for x in ids)
+    rows = Assignment.objects.bulk_create([
+        Assignment(unit_id=state.unit_of[key], worker_id=workers[x].pk, status=Assignment.Status.APPROVED)
+        for key in new for x in worker_ids[key]], batch_size=BULK)
+    at = 0
     for key in new:
-        state.slots[key] = [Assignment(unit=state.unit_of[key], worker=workers[x], status=Assignment.Status.APPROVED)
-                            for x in worker_ids[key]]
-    Assignment.objects.bulk_create([a for key in new for a in state.slots[key]], batch_size=BULK)
-    result.created["assignments"] += sum(len(state.slots[key]) for key in new)
+        state.slots[key] = [a.pk for a in rows[at:at + state.workers[key]]]
+        at += state.workers[key]
+    result.created["assignments"] += len(rows)
 
     qa_labels: list[QALabel] = []
     span_labels: list[SpanLabel] = []
@@ -614,10 +618,10 @@ def _write_labels(
         for i in idx:
             for q in todo[i].qas:
                 for k, v in enumerate(q.annotations or []):
-                    qa_labels.append(QALabel(assignment=slots[k], qa=qa_rows[i][q.qa_id], supported=(v == 0)))
+                    qa_labels.append(QALabel(assignment_id=slots[k], qa=qa_rows[i][q.qa_id], supported=(v == 0)))
             for s, row in zip(todo[i].spans, span_rows[i], strict=True):
                 for k, v in enumerate(s.annotations or []):
-                    span_labels.append(SpanLabel(assignment=slots[k], span=row, covered=(v == 1)))
+                    span_labels.append(SpanLabel(assignment_id=slots[k], span=row, covered=(v == 1)))
     QALabel.objects.bulk_create(qa_labels, batch_size=BULK)
     SpanLabel.objects.bulk_create(span_labels, batch_size=BULK)
     result.created["qa_labels"] += len(qa_labels)
