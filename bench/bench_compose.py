@@ -100,12 +100,13 @@ print(f"RESULT {seconds:.1f} {base} {made} {Unit.objects.filter(batch=batch, is_
 """
 
 
-def child(code: str, args: list[str], env: dict[str, str], folder: Path, tag: str) -> tuple[str, int, float]:
+def child(code: str, args: list[str], env: dict[str, str], folder: Path, tag: str,
+          repo: Path = REPO) -> tuple[str, int, float]:
     """Run `code` in a fresh interpreter; its last RESULT/BUILT line, its own peak RSS (KiB) and wall seconds."""
     t = time.perf_counter()
     out, err = folder / f"{tag}.out", folder / f"{tag}.err"
     with out.open("w") as stdout, err.open("w") as stderr:
-        proc = subprocess.Popen([sys.executable, "-c", code, *args], cwd=REPO, env=env, stdout=stdout, stderr=stderr)
+        proc = subprocess.Popen([sys.executable, "-c", code, *args], cwd=repo, env=env, stdout=stdout, stderr=stderr)
         _, status, usage = os.wait4(proc.pid, 0)
     if status:
         raise SystemExit(f"{tag} failed ({status}): {err.read_text()[-1500:]}")
@@ -119,6 +120,9 @@ def main() -> None:
     parser.add_argument("--tokens", type=int, default=60, help="tokens per response (a sentence every 20)")
     parser.add_argument("--path", choices=["job", "inline"], nargs="+", default=["job"])
     parser.add_argument("--database-url", default="")
+    parser.add_argument("--repo", type=Path, default=REPO,
+                        help="compose with the code of this checkout (e.g. `git archive <commit>` unpacked: a before "
+                             "figure; --path inline only when its services.batch_jobs has no compose Job)")
     parser.add_argument("--keep", action="store_true",
                         help="keep the built project (a rerun with the same --units and --tokens reuses it)")
     args = parser.parse_args()
@@ -133,7 +137,7 @@ def main() -> None:
         print(f"built {args.units} sources in {wall:.1f} s ({' '.join(line.split()[1:])} s writing); "
               f"load {os.getloadavg()[0]:.2f}")
         for path in args.path:
-            line, peak, wall = child(COMPOSE, [path, name], env, folder, path)
+            line, peak, wall = child(COMPOSE, [path, name], env, folder, path, args.repo)
             _, seconds, base, made, gold = line.split()
             print(f"compose {path:6s} {int(made):7d} units ({gold} gold) in {float(seconds):6.1f} s  peak RSS "
                   f"{peak / 1024:6.0f} MB (after Django setup {int(base) / 1024:.0f} MB)  "
