@@ -10,7 +10,7 @@ a claim is supported when some part of the document supports it). Pairs run in b
 one. Models never download: model_dir must be a local directory (transformers loads it with local_files_only).
 The model runs on torch or, for an exported cross-encoder (model.onnx / model_quantized.onnx beside the tokenizer,
 manage.py export_onnx), on ONNX Runtime: scoring/nli_backends.py; `backend` auto picks ONNX for such a directory on
-a CPU (faster there), torch otherwise.
+a CPU, torch otherwise.
 """
 from __future__ import annotations
 

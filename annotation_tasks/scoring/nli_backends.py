@@ -1,9 +1,10 @@
 """How the `nli` scorer runs its model: torch (any local transformers directory) or ONNX Runtime (an exported one).
 
 Both backends answer one question, `predict(premises, hypotheses) -> entailment probabilities`, so the scorer's
-chunking, batching and best-chunk rule (scoring/nli.py) are the same whichever runs. ONNX Runtime is here for
-speed on CPUs: an int8 export of a small cross-encoder ran 2.7x faster than torch fp32 on this project's machines
-(NOTES, bench/bench_nli_onnx.py). The ONNX directory follows Optimum's layout: config.json and the tokenizer files
+chunking, batching and best-chunk rule (scoring/nli.py) are the same whichever runs. ONNX Runtime scores without
+torch, with int8 weights 4x smaller; it is faster than torch fp32 for small models (2.7x for a tiny one, NOTES) and
+about at par to 1.2x in int8 for a MiniLM-sized one on ~400-token chunks (bench/bench_nli_onnx.py, docs/scoring.md).
+The ONNX directory follows Optimum's layout: config.json and the tokenizer files
 beside `model.onnx` (fp32) and/or `model_quantized.onnx` (int8, dynamic quantization), in the directory itself or
 its `onnx/` subfolder. `export_onnx` (manage.py export_onnx) writes such a directory from a torch one.
 """
@@ -68,7 +69,8 @@ def has_torch_weights(path: Path) -> bool:
 
 def choose_backend(path: Path, backend: str, device: str | None, onnx_file: str = "") -> str:
     """torch or onnx for this directory. auto: ONNX when the directory holds an ONNX model and either has no torch
-    weights or runs on a CPU (where ONNX Runtime is the faster); torch otherwise (on a GPU, torch bf16 is)."""
+    weights or runs on a CPU (the export is there because someone chose it); torch otherwise (on a GPU, torch bf16
+    is the fast path)."""
     name = str(backend or "auto").strip().lower()
     if name not in BACKENDS:
         raise ScorerError(f"SCORER_NLI_BACKEND {backend!r}: choose one of {', '.join(BACKENDS)}")
