@@ -2,14 +2,17 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from io import StringIO
 from pathlib import Path
+from typing import TypeVar
 
 import pytest
 
 REPO = Path(__file__).resolve().parent.parent
+T = TypeVar("T")
+
 SHARED_DATA = Path(os.environ.get("FACTCROWD_SHARED_DATA", REPO.parent / "shared" / "data"))
 
 
@@ -30,27 +33,38 @@ def _rows_per_model() -> dict[str, int]:
 
 
 @contextmanager
-def dev_release_committed(django_db_blocker, project: str) -> Iterator[str]:
-    """The shared QASem dev release imported (committed) once, for a module-scoped fixture whose module's tests only
+def committed_import(django_db_blocker, project: str, load: Callable[[], T]) -> Iterator[T]:
+    """`load()` (an import into `project`) committed once, for a module- or class-scoped fixture whose tests only
     read it: each test runs in a transaction rolled back after it, so none sees another's writes. Removed at the
     end; the database must then hold exactly what it held before."""
-    from django.core.management import call_command
-
     from annotation_tasks.models import Project, Worker
 
     with django_db_blocker.unblock():
         before = _rows_per_model()
         workers_before = list(Worker.objects.values_list("pk", flat=True))
-        call_command("import_qasem_release", str(shared_file("qasem_consistency", "dev.jsonl")), "--project", project,
-                     stdout=StringIO())
+        loaded = load()
     try:
-        yield project
+        yield loaded
     finally:
         with django_db_blocker.unblock():
             Project.objects.filter(name=project).delete()
-            Worker.objects.exclude(pk__in=workers_before).delete()  # the release's anonymous workers: not per project
+            Worker.objects.exclude(pk__in=workers_before).delete()  # an import's workers: not per project
             left = {k: v for k, v in _rows_per_model().items() if v != before[k]}
-            assert not left, f"rows of the module's import left behind: {left}"
+            assert not left, f"rows of the shared import left behind: {left}"
+
+
+@contextmanager
+def dev_release_committed(django_db_blocker, project: str) -> Iterator[str]:
+    """The shared QASem dev release imported (committed) once into `project` (see committed_import)."""
+    from django.core.management import call_command
+
+    def load() -> str:
+        call_command("import_qasem_release", str(shared_file("qasem_consistency", "dev.jsonl")), "--project", project,
+                     stdout=StringIO())
+        return project
+
+    with committed_import(django_db_blocker, project, load) as name:
+        yield name
 
 
 @pytest.fixture
