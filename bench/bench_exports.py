@@ -14,7 +14,24 @@ every batch's MTurk results CSV (exporters.results_csv), written as the CLI writ
 --project defaults to the first project whose name starts with "Scale" (bench/bench_scale.py builds them).
 --profile prints the 25 costliest functions (cProfile, cumulative) of each export.
 
-Figures: see the bottom of this docstring (filled in by the runs recorded there).
+Measured 2026-12-04 on PostgreSQL 15, factcrowd_scale_full ("Scale 1.0": 113,540 responses, 323,820 QAs and
+spans, 971,460 QA labels, 340,620 assignments; built by bench/bench_scale.py --scale 1), the 2-core box shared with
+7 other sessions at load 9-16 (every time below is several times what an idle box gives; read it beside the load).
+Start RSS of each export process (Django + the analysis stack imported): 209-210 MB.
+
+  run 21:00-21:19 UTC (code of 0345cc5; hf-dataset child started with 995fada's first card_agreement):
+  format             seconds   load   lines     bytes         peak RSS growth
+  hf-dataset          495.9    16.0   -         7,710,464 zip  +190 MB (400 MB)   [old: build_report, 925 MB]
+  qa-jsonl CSV job    264.6    13.1   323,820   83,029,895     +27 MB
+  qa-jsonl job        189.6    10.0   323,820  173,375,475     +28 MB
+  labels-jsonl job     46.5     9.3   323,820   57,829,445     +12 MB
+  span lines           39.3    10.0   323,820   87,889,610      +7 MB  (no span labels in this project)
+  qasem-release job   220.3    13.7   113,540  112,899,575     +12 MB
+  results CSV (9)     166.6    13.3   340,620   82,104,664      +3 MB  [old: the whole batch as instances]
+  Jobs accepted in 0.29-2.3 s at that load (start_export_job: counts for the progress total, sweep).
+  At --scale 0.2 (194,292 labels), load 13: qa-jsonl job 64.3 s before this work's first commit (cda7c09's parent),
+  40.9 s after it; cProfile of 20,000 lines at load ~15: 10.2 s at 200 responses a chunk, 7.1 s at 1,000.
+  card_agreement alone on Scale 1.0: 25 s, peak growth 188 MB (first version) -> ~150 MB (7e64bae).
 """
 from __future__ import annotations
 
