@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 from collections import defaultdict
 from collections.abc import Iterator, Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 from annotation_tasks.exporters.base import CHUNK, id_list, iter_chunks, level_votes, majorities, retest_marks
 from annotation_tasks.importers.qasem_release import QA_KEYS, SPAN_KEYS
@@ -30,6 +30,50 @@ def dumps(obj: Any) -> str:
     return json.dumps(obj, separators=(",", ":")).replace("/", "\\/")
 
 
+class _Pred(NamedTuple):
+    """A predicate's columns the release line reads (plain values: no model instance per row)."""
+
+    id: int
+    sentence_index: int
+    token_index: int
+    pos: str
+    kind: str
+    text: str
+
+    @property
+    def pk(self) -> int:
+        return self.id
+
+
+class _QA(NamedTuple):
+    id: int
+    response_id: int
+    predicate_id: int
+    validity: str
+    metadata: dict
+    external_id: str
+    question: str
+    answer_start: int
+    answer_end: int
+    answer: str
+
+    @property
+    def pk(self) -> int:
+        return self.id
+
+
+class _Span(NamedTuple):
+    id: int
+    response_id: int
+    external_id: str
+    start: int
+    end: int
+
+    @property
+    def pk(self) -> int:
+        return self.id
+
+
 def export_lines(project: Project, *, include_majority: bool = True, chunk_size: int = CHUNK) -> Iterator[str]:
     """One JSON line (no newline) per response of the project, in response order."""
     responses = Response.objects.filter(project=project).select_related("source")
@@ -39,16 +83,19 @@ def export_lines(project: Project, *, include_majority: bool = True, chunk_size:
 
 def _chunk_lines(chunk: list[Response], include_majority: bool) -> Iterator[str]:
     ids = [r.pk for r in chunk]
-    preds = {p.pk: p for p in Predicate.objects.filter(response_id__in=id_list(ids))}
-    qas: dict[int, list[QA]] = defaultdict(list)
+    preds = {row[0]: _Pred(*row) for row in Predicate.objects.filter(response_id__in=id_list(ids)).order_by()
+             .values_list(*_Pred._fields)}
+    qas: dict[int, list[_QA]] = defaultdict(list)
     invalid: dict[int, set] = defaultdict(set)  # release ids of QAs the expert step rejected, per response
-    for qa in QA.objects.filter(response_id__in=id_list(ids)).order_by("response_id", "order", "id"):
+    for qa in map(_QA._make, QA.objects.filter(response_id__in=id_list(ids)).order_by("response_id", "order", "id")
+                  .values_list(*_QA._fields)):
         if qa.validity == QA.Validity.INVALID:
             invalid[qa.response_id].add(qa.metadata.get("qa_id", qa.external_id or qa.pk))
         else:
             qas[qa.response_id].append(qa)
-    spans: dict[int, list[AnswerSpan]] = defaultdict(list)
-    for span in AnswerSpan.objects.filter(response_id__in=id_list(ids)).order_by("response_id", "order", "start", "id"):
+    spans: dict[int, list[_Span]] = defaultdict(list)
+    for span in map(_Span._make, AnswerSpan.objects.filter(response_id__in=id_list(ids))
+                    .order_by("response_id", "order", "start", "id").values_list(*_Span._fields)):
         spans[span.response_id].append(span)
     links: dict[int, set[int]] = defaultdict(set)
     # Filter child rows by their own keys (not through a join on response): the planner then uses the
@@ -89,9 +136,9 @@ def _span_polarity(label: str | None) -> int | None:
 
 def _record(
     response: Response,
-    preds: dict[int, Predicate],
-    qas: list[QA],
-    spans: list[AnswerSpan],
+    preds: dict[int, _Pred],
+    qas: list[_QA],
+    spans: list[_Span],
     links: dict[int, set[int]],
     votes: tuple[dict, dict, dict],
     include_majority: bool,
@@ -154,7 +201,7 @@ def _derived(out: dict[str, Any], key: tuple[str, int], votes: tuple[dict, dict,
     return out
 
 
-def _qa(qa: QA, pred: Predicate, votes: tuple[dict, dict, dict], include_majority: bool) -> dict[str, Any]:
+def _qa(qa: _QA, pred: _Pred, votes: tuple[dict, dict, dict], include_majority: bool) -> dict[str, Any]:
     meta = qa.metadata or {}
     _majority, raw = votes[0].get(("qa", qa.pk), (None, []))
     values: dict[str, Any] = {
@@ -173,7 +220,7 @@ def _qa(qa: QA, pred: Predicate, votes: tuple[dict, dict, dict], include_majorit
 
 
 def _span(
-    span: AnswerSpan,
+    span: _Span,
     span_meta: dict[str, Any],
     links: dict[int, set[int]],
     qa_release_id: dict[int, Any],
