@@ -8,6 +8,11 @@ Cases (files generated in a temp folder under /tmp, removed afterwards):
 - qasem-release-4k: the shared QASem dev release (148 lines) 28 times with shifted source ids, 4,144 lines and
   43,176 QAs with three votes each (issue 25 measured 27 s and 737 MB when the importer held every line): read
   and validated in one streaming pass, then written 200 lines at a time (importers/qasem_release.py).
+Figures for qasem-release-4k (2026-12-04, this 2-core box shared with other sessions; 40.5 MB file):
+  PostgreSQL 15: peak RSS 124 MB (92 MB after Django setup), import 168.6 s, load 10.5
+  SQLite:        peak RSS 134 MB (79 MB after Django setup), import 117.0 s, load 8.3
+  (streamed, but with each unit's Source kept to the end: 299 MB on PostgreSQL, 311 MB on SQLite; the issue
+  measured 27 s and 737 MB at load about 1 when every line was held)
 Peak RSS is the child's own ru_maxrss (os.wait4) (the whole process: Python, Django and the import).
 Run:  .venv/bin/python bench/bench_import_memory.py [--cases upload-200mb one-line-50mb ...] [--mb 200]
           [--database-url postgres://.../a_fresh_database]  (default: a throw-away SQLite file)
