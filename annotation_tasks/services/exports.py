@@ -209,49 +209,72 @@ def _int_pairs(queryset: QuerySet) -> np.ndarray:
     return flat.reshape(-1, 2)
 
 
-def _join(keys: np.ndarray, values: np.ndarray, wanted: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """values of `wanted` looked up in unique `keys` (sorted here), and which of `wanted` were found."""
-    order = np.argsort(keys, kind="stable")
-    keys, values = keys[order], values[order]
-    if not len(keys):
-        return np.empty(0, dtype=values.dtype), np.zeros(len(wanted), dtype=bool)
-    pos = np.minimum(np.searchsorted(keys, wanted), len(keys) - 1)
-    found = keys[pos] == wanted
-    return values[pos[found]], found
+class _Lookup:
+    """values by unique integer keys, for whole arrays of keys at once (np.searchsorted on the sorted keys)."""
+
+    def __init__(self, keys: np.ndarray, values: np.ndarray) -> None:
+        order = np.argsort(keys, kind="stable")
+        self.keys, self.values = keys[order], values[order]
+
+    def get(self, wanted: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(values of the `wanted` keys that are found, which of `wanted` were found)."""
+        if not len(self.keys):
+            return self.values[:0], np.zeros(len(wanted), dtype=bool)
+        pos = np.minimum(np.searchsorted(self.keys, wanted), len(self.keys) - 1)
+        found = self.keys[pos] == wanted
+        return self.values[pos[found]], found
 
 
-def _level_votes_frame(project: Project, level: str, workers: np.ndarray, split_codes: np.ndarray,
-                       splits: list[str]) -> pd.DataFrame | None:
-    """One level's counted votes as a small frame (level, item_id, worker_id, label, split): what
-    frames.labels_frame holds for the agreement, without the per-label text columns (source, system, dataset) a
-    million labels would carry. Label rows are streamed into integer arrays; label values become codes."""
+def _level_votes_frame(project: Project, level: str, workers: _Lookup, splits: _Lookup, split_names: list[str]
+                       ) -> pd.DataFrame | None:
+    """One level's counted votes as a small frame (level, item_id, worker, label, split): what frames.labels_frame
+    holds for the agreement, without the per-label text columns (source, system, dataset) a million labels would
+    carry. Label rows are read ROWS_PER_READ at a time and joined to their item's split and their worker as numpy
+    arrays a chunk at once, so the frame's columns (12 bytes a vote) are all that grows; `item_id` is the item's
+    rank and `worker_id` a code per worker (the agreement counts items and workers, never names them)."""
     spec = label_level(level)
-    items = _int_pairs(spec.items(project).order_by().values_list("id", "response_id"))
-    item_ids, assignment_ids, value_codes = array("q"), array("q"), array("h")
+    item_pairs = _int_pairs(spec.items(project).order_by().values_list("id", "response_id"))
+    ranks = np.argsort(np.argsort(item_pairs[:, 0], kind="stable"), kind="stable").astype(np.int32)
+    items = _Lookup(item_pairs[:, 0], np.stack([item_pairs[:, 1], ranks], axis=1))  # (response, item rank)
+    del item_pairs, ranks
+    out_items, out_workers, out_labels, out_splits = array("i"), array("i"), array("h"), array("b")
     codes: dict[Any, int] = {}
     rows = spec.counted_labels(project).order_by().values_list(spec.item_field, "assignment_id", spec.value_field)
+    chunk: list[tuple[int, int, int]] = []
+
+    def flush() -> None:
+        got = np.array(chunk, dtype=np.int64).reshape(-1, 3)
+        found_items, found = items.get(got[:, 0])  # inner join: items the level leaves out go
+        got, response = got[found], found_items[:, 0]
+        got[:, 0] = found_items[:, 1]  # the item's rank among the level's ids: same order, 4 bytes a vote
+        worker, has_worker = workers.get(got[:, 1])
+        got, response = got[has_worker], response[has_worker]
+        split = np.full(len(got), -1, dtype=np.int8)  # a response without a split: the report's NaN group
+        code, has_split = splits.get(response)
+        split[has_split] = code
+        out_items.frombytes(got[:, 0].astype(np.int32).tobytes())
+        out_workers.frombytes(worker.astype(np.int32).tobytes())
+        out_labels.frombytes(got[:, 2].astype(np.int16).tobytes())
+        out_splits.frombytes(split.tobytes())
+        chunk.clear()
+
     for item, assignment, value in rows.iterator(chunk_size=ROWS_PER_READ):
         label = spec.label_of(value)
-        if label is None:
-            continue
-        item_ids.append(item)
-        assignment_ids.append(assignment)
-        value_codes.append(codes.setdefault(label, len(codes)))
-    if not item_ids:
+        if label is not None:
+            chunk.append((item, assignment, codes.setdefault(label, len(codes))))
+            if len(chunk) >= ROWS_PER_READ:
+                flush()
+    if chunk:
+        flush()
+    if not out_items:
         return None
-    item_arr = np.frombuffer(item_ids, dtype=np.int64)
-    response, found = _join(items[:, 0], items[:, 1], item_arr)  # inner join: items the level leaves out go
-    worker, has_worker = _join(workers[:, 0], workers[:, 1], np.frombuffer(assignment_ids, dtype=np.int64)[found])
-    keep = np.flatnonzero(found)[has_worker]
-    split = np.full(len(keep), -1, dtype=np.int64)  # a response without a split: the report's NaN group
-    code, has_split = _join(split_codes[:, 0], split_codes[:, 1], response[has_worker])
-    split[has_split] = code
+    n = len(out_items)
     return pd.DataFrame({
-        "level": pd.Categorical.from_codes(np.zeros(len(keep), dtype=np.int8), categories=[level]),
-        "item_id": item_arr[keep],
-        "worker_id": worker,
-        "label": pd.Categorical.from_codes(np.frombuffer(value_codes, dtype=np.int16)[keep], categories=list(codes)),
-        "split": pd.Categorical.from_codes(split, categories=splits),
+        "level": pd.Categorical.from_codes(np.zeros(n, dtype=np.int8), categories=[level]),
+        "item_id": np.frombuffer(out_items, dtype=np.int32),
+        "worker_id": np.frombuffer(out_workers, dtype=np.int32),
+        "label": pd.Categorical.from_codes(np.frombuffer(out_labels, dtype=np.int16), categories=list(codes)),
+        "split": pd.Categorical.from_codes(np.frombuffer(out_splits, dtype=np.int8), categories=split_names),
     })
 
 
@@ -282,11 +305,15 @@ def card_agreement(project: Project, *, by: str | None, campaign_frame: pd.DataF
         return reports.to_jsonable(campaign_agreement_table(campaign_frame, by=by))
     if by not in (None, "split"):
         raise ExportError(f"the card's agreement groups by split or nothing, not {by!r}")
-    split_codes, splits = _response_splits(project)
-    workers = _int_pairs(Assignment.objects.filter(unit__project=project).order_by().values_list("id", "worker_id"))
+    split_codes, split_names = _response_splits(project)
+    splits = _Lookup(split_codes[:, 0], split_codes[:, 1].astype(np.int8))
+    assignments = _int_pairs(Assignment.objects.filter(unit__project=project).order_by().values_list("id", "worker_id"))
+    worker_codes = np.unique(assignments[:, 1], return_inverse=True)[1].astype(np.int32)
+    workers = _Lookup(assignments[:, 0], worker_codes)
+    del assignments, worker_codes
     rows: list[dict[str, Any]] = []
     for level in sorted(frames.LEVELS):
-        frame = _level_votes_frame(project, level, workers, split_codes, splits)
+        frame = _level_votes_frame(project, level, workers, splits, split_names)
         if frame is not None:
             rows += agreement_table(frame if by else frame.drop(columns="split"), by=by)
     return reports.to_jsonable(rows)
