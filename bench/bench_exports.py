@@ -28,6 +28,9 @@ Start RSS of each export process (Django + the analysis stack imported): 209-210
   span lines           39.3    10.0   323,820   87,889,610      +7 MB  (no span labels in this project)
   qasem-release job   220.3    13.7   113,540  112,899,575     +12 MB
   results CSV (9)     166.6    13.3   340,620   82,104,664      +3 MB  [old: the whole batch as instances]
+  run 21:27-21:34 UTC (code of 0186c02), load 6-7: hf-dataset 122.4 s, +138 MB (347 MB), same 7,710,464 B;
+  qa-jsonl CSV job 97.7 s, +27 MB, same 83,029,895 B; qasem-release job 89.0 s, +10 MB, same 112,899,575 B;
+  accepted in 0.35-0.63 s. The 30 s goal for 10^6 labels is not shown on this shared box (load >= 6 all session).
   Jobs accepted in 0.29-2.3 s at that load (start_export_job: counts for the progress total, sweep).
   At --scale 0.2 (194,292 labels), load 13: qa-jsonl job 64.3 s before this work's first commit (cda7c09's parent),
   40.9 s after it; cProfile of 20,000 lines at load ~15: 10.2 s at 200 responses a chunk, 7.1 s at 1,000.
