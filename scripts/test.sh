@@ -18,8 +18,9 @@ if [ -f frontend/package.json ]; then
 fi
 
 # FACTCROWD_TEST_WORKERS=N (or auto / logical): run each pass on N pytest-xdist workers (each its own test database,
-# temp dirs, browser and free ports). Off by default until a whole run is green twice with it: its one trial so far
-# (-n 2, SQLite, on a box at load 15-20) timed out in run.sh's Ctrl-C test and the dashboard flow.
+# temp dirs, browser and free ports). tests/api + crowd + review (333 tests, SQLite, shared 2-core box at load ~3):
+# 139.6 / 127.6 s serial, 101.9 / 102.9 s with -n 2. Off by default until a whole run is green twice with it: its one
+# whole trial so far (-n 2, SQLite, load 15-20) timed out in run.sh's Ctrl-C test and the dashboard flow.
 xdist=()
 if [ -n "${FACTCROWD_TEST_WORKERS:-}" ] && [ "${FACTCROWD_TEST_WORKERS}" != "0" ]; then
   xdist=(-n "$FACTCROWD_TEST_WORKERS")
