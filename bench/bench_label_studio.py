@@ -20,7 +20,14 @@ list_first, list_last, list_filter, export_jsonl). Label Studio never goes into 
 The import runs once (the Label Studio project "FactCrowd scale <scale>" is reused when it holds every task);
 Label Studio runs as `label-studio start` does (Django's runserver, one process), so its RSS is the figure.
 
-Figures: see the end of this docstring (filled in by the run of record).
+Measured 2026-12-04 (PostgreSQL 15, the 2-core box shared with other sessions): import of 113,540 tasks with
+340,620 annotations (971,460 choices) in 1,182 s (20:59-21:20 UTC, chunks of 1000, load 10-16). Then 21:21-21:36
+UTC, median of 3: task list page 1 328 ms (load 7.6), last page 5,677 360 ms, a data filter (data.unit = one task)
+416 ms; Label Studio process 271 MB; JSON export (once) 876.7 s for 349 MB, process peak 3,197 MB (load 4.8-8).
+Against FactCrowd's first full-scale --server run (bench_scale.py, 20:40-20:58 UTC, load 15-21, i.e. at a
+higher load than Label Studio's): LS/FactCrowd time 2.47x (page 1: 133 ms), 1.86x (last page: 193 ms), 0.90x
+(search + filter: 460 ms), 6.37x (JSONL export 137.7 s streamed); peak RSS 1.57x (lists) and 5.35x (export,
+against the gunicorn worker's 597 MB).
 """
 from __future__ import annotations
 
@@ -137,24 +144,30 @@ def factcrowd_tasks(database_url: str, scale: float, chunk: int) -> Any:
                for r in rows]
 
 
-def timed(session: requests.Session, url: str, pid: int | None, repeat: int) -> dict[str, Any]:
-    """Median time (and first byte) of `repeat` GETs, bytes, and the Label Studio process's RSS."""
-    times, first, size = [], [], 0
+def timed(session: requests.Session, url: str, pid: int | None, repeat: int,
+          timeout: float = 3600) -> dict[str, Any]:
+    """Median time (and first byte) of `repeat` GETs, bytes, and the Label Studio process's RSS. A request still
+    unanswered after `timeout` s counts as that long (status "timeout": a lower bound)."""
+    times, first, size, status = [], [], 0, 0
     rss0 = memory_mb(pid)[0] if pid else 0.0
     if pid:
         reset_peak(pid)
     for _ in range(repeat):
         t0 = time.perf_counter()
-        answer = session.get(url, stream=True, timeout=3600)
         size, t1 = 0, None
-        for chunk in answer.iter_content(65536):
-            t1 = t1 or time.perf_counter()
-            size += len(chunk)
+        try:
+            answer = session.get(url, stream=True, timeout=timeout)
+            for chunk in answer.iter_content(65536):
+                t1 = t1 or time.perf_counter()
+                size += len(chunk)
+            status = answer.status_code
+        except requests.Timeout:
+            status = "timeout"
         times.append((time.perf_counter() - t0) * 1000)
         first.append(((t1 or time.perf_counter()) - t0) * 1000)
-        if answer.status_code != 200:
-            print(f"{url}: {answer.status_code}", file=sys.stderr)
-    row: dict[str, Any] = {"status": answer.status_code, "median_ms": round(statistics.median(times), 1),
+        if status != 200:
+            print(f"{url}: {status}", file=sys.stderr)
+    row: dict[str, Any] = {"status": status, "median_ms": round(statistics.median(times), 1),
                            "first_byte_ms": round(statistics.median(first), 1), "bytes": size,
                            "load": [round(x, 2) for x in os.getloadavg()], "times_ms": [round(t) for t in times]}
     if pid:
@@ -177,6 +190,7 @@ def main() -> int:
     ap.add_argument("--chunk", type=int, default=1000, help="tasks per import request")
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--export-repeat", type=int, default=1)
+    ap.add_argument("--export-timeout", type=float, default=3600, help="s; a slower export is reported as this long")
     ap.add_argument("--factcrowd-json", type=Path, default=None, help="bench_scale.py --json-out, for ratios")
     ap.add_argument("--json-out", type=Path, default=None)
     ap.add_argument("--import-only", action="store_true")
@@ -247,7 +261,7 @@ def run(args: argparse.Namespace, session: requests.Session, base: str, pid: int
             {"filters": {"conjunction": "and", "items": [{"filter": "filter:tasks:data.unit", "operator": "equal",
                                                           "type": "Number", "value": unit}]}})), pid, args.repeat),
         "export_jsonl": timed(session, f"{base}/api/projects/{pk}/export?exportType=JSON&download_all_tasks=true",
-                              pid, args.export_repeat),
+                              pid, args.export_repeat, args.export_timeout),
     }
     names = {"list_first": "task list page 1", "list_last": f"task list page {last} (last)",
              "list_filter": "data filter (data.unit = one)", "export_jsonl": "JSON export (all tasks)"}
