@@ -41,8 +41,8 @@ Final, --server at HEAD c767784, 2026-12-04 21:53-21:57 UTC, load 2.6-3.4, media
 once; gunicorn worker from 168 MB): workers page 1 cold 164 ms, warm 57 ms, last page 85 ms, search 52 ms; batches
 76 ms; responses first / middle / last page 40 / 78 / 39 ms, search+filter 102 ms; QAs first / middle / last page
 177 / 363 / 180 ms, by cursor 176 ms; units 50 ms; assignments 156 ms; queue summary cold 6.8 s (worker 175 ->
-427 MB, peak 477), warm 93 ms (peak 595 MB), a 100-row page 133 ms (119 KB); report summary cold 7.9 s (peak
-724 MB), cached 9 ms (36 KB), workers page 6 ms; JSONL export first byte 213 ms, 173 MB in 35.5 s; CSV job accepted
+427 MB, peak 477), warm 93 ms (peak 517 MB), a 100-row page 133 ms (119 KB); report summary cold 7.9 s (peak
+700 MB), cached 9 ms (36 KB), workers page 6 ms; JSONL export first byte 213 ms, 173 MB in 35.5 s; CSV job accepted
 124 ms, ran 52.5 s (83 MB, Celery worker peak 264 MB); HF dataset job accepted 254 ms, ran 68.3 s (7.7 MB zip,
 Celery worker peak 389 MB). Misses against issue 25: QAs middle page, queue / report cold, 1M-label export over
 30 s, gunicorn worker over 300 MB after the cold queue and report, Celery over 300 MB for the dataset job.
