@@ -17,6 +17,8 @@ and 3 QAs each, 3,000 gold):
   compose Job    185.9 s, peak RSS 82 MB (67 MB after Django setup), load 19.8
   inline         216.2 s, peak RSS 99 MB (it returns every unit), load 20.3
   (the Job with one items query per response, before responses_items per chunk: 680 s, 82 MB, load 15.4)
+  before (commit 5446b98, --repo of it, --path inline: a create and three gold queries per unit) 391.3 s,
+  peak RSS 107 MB, load 6.1
 The issue measured one API compose of 29,820 units at 57-63 s (load about 1) leaving the gunicorn worker at
 2.0-2.4 GB, before compose_units stopped keeping each unit's source.
 """
