@@ -46,6 +46,10 @@ once; gunicorn worker from 168 MB): workers page 1 cold 164 ms, warm 57 ms, last
 124 ms, ran 52.5 s (83 MB, Celery worker peak 264 MB); HF dataset job accepted 254 ms, ran 68.3 s (7.7 MB zip,
 Celery worker peak 389 MB). Misses against issue 25: QAs middle page, queue / report cold, 1M-label export over
 30 s, gunicorn worker over 300 MB after the cold queue and report, Celery over 300 MB for the dataset job.
+In-process (--skip-exports), 21:57-21:58 UTC, load 3.2-3.5, from 230 MB: workers 190 cold / 54 / 29 ms, search
+31 ms; batches 69 ms; responses 42 / 40 / 18 ms, search+filter 66 ms; QAs 176 / 349 / 159 ms, cursor 180 ms; units
+23 ms; assignments 155 ms; queue summary cold 5.3 s (peak +276 MB), warm 67 ms, page 121 ms; report cold 9.5 s
+(peak +276 MB), cached 12 ms, workers page 6 ms.
 """
 from __future__ import annotations
 
