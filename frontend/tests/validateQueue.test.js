@@ -59,4 +59,21 @@ describe('Validate: decisions are never lost', () => {
     expect(w.find('tr[data-qa="7"]').classes()).toContain('unknown')
     w.unmount()
   })
+
+  it("a row's Valid and Invalid buttons save that QA, whichever row the cursor is on", async () => {
+    const { fetchImpl, held } = backend()
+    vi.stubGlobal('fetch', fetchImpl)
+    route.parts = ['p', '5', 'validate']
+    const w = mount(Validate, { props: { project: { id: 5 } }, attachTo: document.body })
+    await flushPromises()
+    const row = w.find('tr[data-qa="8"]')
+    await row.findAll('button').find((b) => b.text() === 'Invalid').trigger('click')
+    await flushPromises()
+    expect(held.map((h) => [h.id, h.body.validity])).toEqual([[8, 'invalid']])
+    held.shift().release()
+    await flushPromises()
+    expect(w.find('tr[data-qa="8"]').classes()).toContain('invalid')
+    expect(w.find('tr[data-qa="7"]').classes()).toContain('unknown')
+    w.unmount()
+  })
 })

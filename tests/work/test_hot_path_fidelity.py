@@ -99,8 +99,9 @@ def test_a_draft_of_an_overdue_assignment_revives_it_and_a_done_one_is_refused()
     assert client.put(f"/api/work/{forged}/draft", {"draft": {}}, format="json").status_code == 403
 
 
-def _orm_candidates(worker: Worker, project, mode: str | None) -> list[tuple[int, bool]]:
-    return [(uid, bool(gold)) for uid, gold in queue._candidates(project.pk, worker.pk, mode)]
+def _orm_candidates(worker: Worker, project, mode: str | None) -> list[tuple[int, bool, str | None]]:
+    """(unit, gold, routing policy): the rows `next_assignment` orders by, from the ORM queryset."""
+    return [(uid, bool(gold), policy) for uid, gold, policy in queue._candidates(project.pk, worker.pk, mode)]
 
 
 def test_next_candidates_from_the_compiled_sql_are_the_orm_querysets():
@@ -120,14 +121,14 @@ def test_next_candidates_from_the_compiled_sql_are_the_orm_querysets():
     Unit.objects.filter(pk=units[6].pk).update(mode=other_mode)
     for worker in [*annotators, researcher]:
         for mode in (None, units[0].mode, other_mode):
-            compiled = [(uid, bool(gold)) for uid, gold in
+            compiled = [(uid, bool(gold), policy) for uid, gold, policy in
                         (queue._CANDIDATES_OF_MODE if mode else queue._CANDIDATES_ANY).rows(
                             project_id=project.pk, worker_id=worker.pk, **({"mode": mode} if mode else {}))]
             assert compiled == _orm_candidates(worker, project, mode), (worker, mode)
-    seen = dict(_orm_candidates(annotators[2], project, None))
+    seen = {uid: gold for uid, gold, _ in _orm_candidates(annotators[2], project, None)}
     assert units[1].pk not in seen and units[2].pk not in seen and units[4].pk not in seen
     assert units[5].pk in seen and seen[units[3].pk] is True
-    assert units[4].pk not in dict(_orm_candidates(annotators[0], project, None))  # had it already
+    assert units[4].pk not in {uid for uid, *_ in _orm_candidates(annotators[0], project, None)}  # had it already
 
 
 def test_compiled_sql_falls_back_to_the_queryset_when_a_value_is_not_a_parameter():
