@@ -47,6 +47,9 @@ from urllib.parse import quote
 
 import requests
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bench_scale import memory_mb, reset_peak  # noqa: E402  (the same /proc readings as FactCrowd's figures)
+
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
@@ -58,25 +61,6 @@ LABEL_CONFIG = """<View>
   </Choices>
 </View>"""
 USER = "bench@localhost.localdomain"
-
-
-def memory_mb(pid: int) -> tuple[float, float]:
-    """RSS now and peak since the last reset_peak, in MB (/proc)."""
-    fields = {}
-    with open(f"/proc/{pid}/status") as handle:
-        for line in handle:
-            key, _, value = line.partition(":")
-            if key in ("VmRSS", "VmHWM"):
-                fields[key] = int(value.split()[0]) / 1024
-    return fields["VmRSS"], fields["VmHWM"]
-
-
-def reset_peak(pid: int) -> None:
-    try:
-        with open(f"/proc/{pid}/clear_refs", "w") as handle:
-            handle.write("5")
-    except OSError:
-        pass
 
 
 def start_label_studio(venv: Path, port: int, database: str, token: str, data_dir: Path) -> subprocess.Popen:
