@@ -89,9 +89,9 @@ class QAViewSet(
 
     queryset = QA.objects.select_related("predicate", "gold").prefetch_related("edits")
     serializer_class = QASerializer
-    project_lookup = "response__project"
+    project_lookup = "project"  # kept on the QA: no join to responses for the scope, the count or a page
     filter_fields = {
-        "project": ("response__project_id", int),
+        "project": ("project_id", int),
         "response": ("response_id", int),
         "predicate": ("predicate_id", int),
         "validity": ("validity", str),

@@ -46,7 +46,7 @@ def project_overview(project: Project) -> dict:
         "sources": Source.objects.filter(project=project).count(),
         "responses": Response.objects.filter(project=project).count(),
         "responses_parsed": Response.objects.filter(project=project, parsed_at__isnull=False).count(),
-        "qas_by_validity": _by_status_field(QA.objects.filter(response__project=project), "validity"),
+        "qas_by_validity": _by_status_field(QA.objects.filter(project=project), "validity"),  # QA.project: one index
         "batches_by_status": _by_status(Batch.objects.filter(project=project)),
         "units_by_status": _by_status(Unit.objects.filter(project=project)),
         "assignments_by_status": _by_status(assignments),
