@@ -16,7 +16,13 @@ import krippendorff
 import numpy as np
 import pandas as pd
 
-from annotation_tasks.analysis.aggregation import ItemCounts, item_counts, level_counts, split_levels
+from annotation_tasks.analysis.aggregation import (
+    ItemCounts,
+    item_counts,
+    level_counts,
+    majority_from_counts,
+    split_levels,
+)
 
 
 def _finite_or_none(value: float) -> float | None:
@@ -157,17 +163,29 @@ def agreement_summary(labels: pd.DataFrame, level: str | None = None, counts: It
             "majority_share": {},
         }
     ic = counts if counts is not None and len(counts.label_codes) == len(labels) else item_counts(labels, level)
-    winner, _ = ic.majority
-    shares = np.bincount(winner, minlength=len(ic.categories)) / len(winner) * 100.0
+    return counts_summary(ic.counts, ic.categories, int(len(_workers(labels, ic)[1])), ic.majority[0])
+
+
+def counts_summary(counts: np.ndarray, categories: tuple[str, ...], n_workers: int,
+                   winner: np.ndarray | None = None) -> dict[str, Any]:
+    """agreement_summary's figures from one level's items × categories count matrix (every row an item with at
+    least one label; columns in the level's tie order) and its number of distinct workers: what the report's
+    summary computes from SQL counts without a labels frame (services.reports.summary). `winner`: each row's
+    majority column (aggregation.majority_from_counts), when already computed."""
+    counts = np.asarray(counts)
+    if winner is None:
+        winner, _ = majority_from_counts(counts)
+    n_labels = int(counts.sum())
+    shares = np.bincount(winner, minlength=len(categories)) / len(winner) * 100.0
     return {
-        "n_items": int(len(ic.item_ids)),
-        "n_labels": int(len(labels)),
-        "n_workers": int(len(_workers(labels, ic)[1])),
-        "labels_per_item": float(len(labels) / len(ic.item_ids)),
-        "fleiss_kappa": fleiss_kappa(ic.counts),
-        "krippendorff_alpha": krippendorff_alpha(ic.counts),
-        "percent_unanimous": percent_unanimous(ic.counts),
-        "majority_share": {c: float(s) for c, s in zip(ic.categories, shares, strict=True)},
+        "n_items": int(len(counts)),
+        "n_labels": n_labels,
+        "n_workers": int(n_workers),
+        "labels_per_item": float(n_labels / len(counts)),
+        "fleiss_kappa": fleiss_kappa(counts),
+        "krippendorff_alpha": krippendorff_alpha(counts),
+        "percent_unanimous": percent_unanimous(counts),
+        "majority_share": {c: float(s) for c, s in zip(categories, shares, strict=True)},
     }
 
 

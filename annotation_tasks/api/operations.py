@@ -76,8 +76,11 @@ class ProjectOperationsMixin:
         parameters=[
             OpenApiParameter("by", str, required=False, enum=["dataset", "system", "split"]),
             OpenApiParameter("section", str, required=False, description=(
-                "summary: the report with each table cut to page_size rows (`tables` gives their lengths); a table "
-                "name (workers, confusion, agreement, ...): one page of it. Absent: the whole report.")),
+                "summary: counts, agreement, unlabelled systems, time on task and adjudication from SQL counts "
+                "(`partial`: true; `details` names what section=details adds), or, where those do not apply (a "
+                "breakdown, a campaign), the full build as details gives it; details: the full report with each "
+                "table cut to page_size rows (`tables` gives their lengths); a table name (workers, confusion, "
+                "agreement, ...): one page of it. Absent: the whole report.")),
             OpenApiParameter("page", int, required=False), OpenApiParameter("page_size", int, required=False),
         ],
         responses={200: {"type": "object", "additionalProperties": True}},
@@ -85,7 +88,8 @@ class ProjectOperationsMixin:
     @action(detail=True, methods=["get"], pagination_class=None, filter_backends=[])
     def report(self, request: Request, pk: str | None = None) -> Response:
         """The project report (agreement, worker agreement, consistency, human FActScore): `report --json`.
-        With ?section= it comes in parts (summary first, then pages of its tables) from one cached build."""
+        With ?section= it comes in parts: the summary from SQL counts, then the details and pages of its tables
+        from one cached build."""
         project = self.get_object()
         from annotation_tasks.services import reports
 
@@ -100,6 +104,9 @@ class ProjectOperationsMixin:
             raise ValidationError({"section": f"must be one of {', '.join(reports.SECTIONS)}"})
         page, page_size = _whole(request, "page", 1, 10**6), _whole(request, "page_size", 50, 500)
         from annotation_tasks.services import derived
+
+        if section == "summary" and (cheap := reports.summary(project, by)) is not None:
+            return Response(cheap)  # issue 25 item 2: no labels frame; the rest comes with section=details
 
         try:  # a large project's report is built by a Celery task (services.derived): none kept yet says so
             report = reports.cached_report(project, by=by, background=True)

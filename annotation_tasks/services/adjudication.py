@@ -78,8 +78,69 @@ class Tally:
 
 
 def tallies(project: Project) -> list[Tally]:
-    """One Tally per level with labels: span, qa, fact from the labels frame (one np.bincount each, through
+    """One Tally per level with labels: span, qa, fact from grouped SQL counts (level_counts) or, where a worker
+    may hold two counted votes on one item, from the labels frame (one np.bincount each, through
     analysis.aggregation.item_counts), pairwise per (unit, aspect) from the preferences frame."""
+    return _tallies_from(project, level_counts(project))
+
+
+def _tallies_from(project: Project, counted: dict[str, LevelCounts] | None) -> list[Tally]:
+    out = [c.tally for c in counted.values()] if counted is not None else _frame_tallies(project)
+    return out + _pairwise_tallies(project)
+
+
+COUNTS_SECONDS = 600
+
+
+@dataclass(frozen=True)
+class KeptCounts:
+    """level_counts as kept: the counts (None: repeat votes, the labels frame decides), the build's token (what
+    is built from them keys on it) and whether a check against the data is due (queued)."""
+
+    counts: dict[str, LevelCounts] | None
+    token: str
+    stale: bool = False
+
+
+def _counts_key(project: Project) -> str:
+    return f"factcrowd:level-counts:{project.pk}"
+
+
+def kept_level_counts(project: Project) -> KeptCounts:
+    """level_counts, kept in the cache with the labels version (issue 25 item 2: about 2 s of SQL at 10^6 labels,
+    so the summaries answer from the kept ones). A small project, or a cache the Celery workers do not share,
+    compares the version (read at most every 15 s for a large project) and recounts on a change; a large
+    project with a shared cache serves the kept counts and, once a check is due, queues the queue table's
+    build task (build_table, which recounts when the labels changed) and says `stale`. Counted in the request
+    when nothing is kept."""
+    from annotation_tasks.services import derived
+    from annotation_tasks.services.versions import version_hash
+
+    key = _counts_key(project)
+    kept = cache.get(key)
+    if derived.in_background(project) and kept is not None:
+        if derived.checked_recently(key):
+            return KeptCounts(kept[1], kept[2])
+        derived.queue_build(BUILD_TASK, project)
+        return KeptCounts(kept[1], kept[2], stale=True)
+    version = version_hash(project, "labels", recent=not derived.in_background(project))
+    return _counts_for(project, version, kept)
+
+
+def _counts_for(project: Project, version: str, kept: tuple | None = None) -> KeptCounts:
+    """The kept counts when they are of `version`, else counted now and kept (either way marked checked)."""
+    from annotation_tasks.services import derived
+
+    key = _counts_key(project)
+    kept = kept if kept is not None else cache.get(key)
+    if kept is None or kept[0] != version:
+        kept = (version, level_counts(project), uuid.uuid4().hex)
+        cache.set(key, kept, derived.KEEP_SECONDS if derived.in_background(project) else COUNTS_SECONDS)
+    derived.mark_checked(key)
+    return KeptCounts(kept[1], kept[2])
+
+
+def _frame_tallies(project: Project) -> list[Tally]:
     out: list[Tally] = []
     labels = frames.labels_frame(project)
     for level, group in labels.groupby("level", sort=True, observed=True):
@@ -88,6 +149,92 @@ def tallies(project: Project) -> list[Tally]:
         ic = item_counts(group, str(level))
         out.append(Tally(str(level), ic.item_ids.astype(np.int64), np.full(len(ic.item_ids), "", dtype=object),
                          ic.categories, ic.counts))
+    return out
+
+
+@dataclass(frozen=True)
+class LevelCounts:
+    """One label level's Tally from SQL, each item's response, and the level's distinct workers."""
+
+    tally: Tally
+    response_ids: np.ndarray
+    worker_ids: frozenset[int]
+
+
+def repeat_votes_possible(project: Project) -> bool:
+    """Whether a worker may hold two counted votes on one item, which the labels frame resolves by its first-vote
+    rule (frames._first_votes) and a grouped count would count twice. A worker has at most one counted
+    assignment per unit (the one_active_assignment_per_worker_unit constraint) and a unit shows responses of its
+    one source, so that needs a source under two data units that one worker both did (a re-published or
+    test-retest batch): a small aggregate over the units, and over the assignments only when a source is shared."""
+    from django.db.models import Count
+
+    shared = (Unit.objects.filter(project=project, is_training=False).order_by()
+              .values("source_id").annotate(n=Count("pk")).filter(n__gt=1))
+    if not shared.exists():
+        return False
+    twice = (Assignment.objects.filter(Assignment.data_q(), unit__project=project).order_by()
+             .values("worker_id", "unit__source_id").annotate(n=Count("pk")).filter(n__gt=1))
+    return twice.exists()
+
+
+def level_counts(project: Project) -> dict[str, LevelCounts] | None:
+    """{level: LevelCounts} of every label level with labels, in the levels' order, from one grouped SQL count
+    per level (item, its response, value: COUNT) and one distinct-workers query: the same item × category counts
+    as the labels frame (counted data assignments, the level's own items: no QA marked invalid) without reading
+    its million rows (issue 25: the queue's table and the report's summary). None when repeat_votes_possible:
+    the labels frame then decides which vote counts."""
+    from annotation_tasks.protocols import label_levels
+
+    if repeat_votes_possible(project):
+        return None
+    out: dict[str, LevelCounts] = {}
+    for level in label_levels():
+        counted = _sql_level(project, level)
+        if counted is not None:
+            out[level.name] = counted
+    return out
+
+
+def _sql_level(project: Project, level: Any) -> LevelCounts | None:
+    from django.db.models import Count, Exists, OuterRef
+
+    from annotation_tasks.analysis.aggregation import categories_for
+
+    relation = level.item_field.removesuffix("_id")
+    valid = level.items(project).values("pk")
+    grouped = (level.counted_labels(project).filter(**{f"{level.item_field}__in": valid}).order_by()
+               .values(level.item_field, f"{relation}__response_id", level.value_field).annotate(n=Count("pk")))
+    columns = [level.item_field, f"{relation}__response_id", level.value_field, "n"]
+    if level.names is not None:  # a boolean value: every column a number, read packed
+        rows = frames._number_records(grouped, columns)
+        items, responses = rows[columns[0]].to_numpy(), rows[columns[1]].to_numpy()
+        values = np.where(rows[columns[2]].to_numpy().astype(bool), level.names[0], level.names[1])
+        n = rows["n"].to_numpy()
+    else:
+        raw = list(grouped.values_list(*columns))
+        items = np.array([r[0] for r in raw], dtype=np.int64)
+        responses = np.array([r[1] for r in raw], dtype=np.int64)
+        values = np.array([str(r[2]) for r in raw], dtype=object)
+        n = np.array([r[3] for r in raw], dtype=np.int64)
+    if not len(items):
+        return None
+    categories = categories_for(level.name, pd.unique(values))
+    item_ids, item_codes = np.unique(items, return_inverse=True)
+    label_codes = pd.Categorical(values, categories=list(categories)).codes.astype(np.int64)
+    flat = np.bincount(item_codes * len(categories) + label_codes, weights=n, minlength=len(item_ids) * len(categories))
+    response_ids = np.empty(len(item_ids), dtype=np.int64)
+    response_ids[item_codes] = responses
+    labelled = level.model._default_manager.filter(**{f"{level.item_field}__in": valid}, assignment=OuterRef("pk"))
+    workers = frozenset(Assignment.objects.filter(Assignment.data_q(), Exists(labelled), unit__project=project)
+                        .order_by().values_list("worker_id", flat=True).distinct())
+    tally = Tally(level.name, item_ids.astype(np.int64), np.full(len(item_ids), "", dtype=object), categories,
+                  flat.astype(np.int64).reshape(len(item_ids), len(categories)))
+    return LevelCounts(tally, response_ids, workers)
+
+
+def _pairwise_tallies(project: Project) -> list[Tally]:
+    out: list[Tally] = []
     prefs = frames.preferences_frame(project)
     if len(prefs):
         order = tie_order("pairwise")
@@ -242,12 +389,13 @@ def build_table(project: Project, version: str | None = None, only_if_changed: b
 
     key = _table_key(project)
     version = version or version_hash(project, "labels")
+    counted = _counts_for(project, version).counts  # kept, or counted now for the summaries too
     if only_if_changed:
         kept = cache.get(key)
         if kept is not None and kept[0] == version:
             derived.mark_checked(key)
             return kept[1], kept[2]
-    table, built = _build_items_table(project, tallies(project))
+    table, built = _build_items_table(project, _tallies_from(project, counted))
     table = queue_order(_ranked(table))  # kept in the queue's order: a page's rows are a mask away, no sort
     keep = derived.KEEP_SECONDS if derived.in_background(project) else QUEUE_CACHE_SECONDS
     token = uuid.uuid4().hex
@@ -271,6 +419,11 @@ def queue_table(project: Project, counted: list[Tally] | None = None,
     """Every labelled item of the project with its majority and disagreement, unsorted, and the tallies
     (whose rows give each item's vote counts), plus a `decided` column (read fresh: decisions are not cached)."""
     table, counted = _items_table(project, counted, background)
+    return _mark_decided(table, project), counted
+
+
+def _mark_decided(table: pd.DataFrame, project: Project) -> pd.DataFrame:
+    """The table with a `decided` column: whether each item has an expert's decision."""
     decided = pd.DataFrame(
         list(AdjudicatedLabel.objects.filter(project=project).values_list("level", "unit_id", "span_id", "qa_id",
                                                                          "fact_id", "aspect")),
@@ -286,7 +439,7 @@ def queue_table(project: Project, counted: list[Tally] | None = None,
         items = table["item_id"].to_numpy()
         for (level, aspect), group in decided.groupby(["level", "aspect"], sort=False):
             mark |= (levels == level) & (aspects == aspect) & np.isin(items, group["item_id"].to_numpy())
-    return table.assign(decided=mark), counted  # not in place: the kept build may be this process's copy
+    return table.assign(decided=mark)  # not in place: the kept build may be this process's copy
 
 
 def _flag(params: Mapping[str, Any], name: str) -> bool:
@@ -324,8 +477,16 @@ def _filters(params: Mapping[str, Any]) -> tuple[str | None, bool, bool | None]:
 def _chosen(project: Project, filters: tuple[str | None, bool, bool | None], background: bool = False,
             ) -> tuple[pd.DataFrame, pd.DataFrame, list[Tally]]:
     """(the whole queue table, the rows the filters choose in queue order, the tallies the rows point into)."""
-    level, include_agreed, decided = filters
     table, counted = queue_table(project, background=background)
+    mask = _filter_mask(table, filters)
+    if "rank" in table:  # a kept build, in the queue's order already (build_table); the mask keeps it
+        return table, table[mask], counted
+    return table, queue_order(_ranked(table[mask])), counted
+
+
+def _filter_mask(table: pd.DataFrame, filters: tuple[str | None, bool, bool | None]) -> np.ndarray:
+    """The rows of the queue table that the filters (level, include_agreed, decided) choose."""
+    level, include_agreed, decided = filters
     mask = np.ones(len(table), dtype=bool)
     if level is not None:
         mask &= (table["level"] == level).to_numpy()
@@ -333,9 +494,7 @@ def _chosen(project: Project, filters: tuple[str | None, bool, bool | None], bac
         mask &= (table["disagreement"] > 0).to_numpy()
     if decided is not None:
         mask &= (table["decided"] == decided).to_numpy()
-    if "rank" in table:  # a kept build, in the queue's order already (build_table); the mask keeps it
-        return table, table[mask], counted
-    return table, queue_order(_ranked(table[mask])), counted
+    return mask
 
 
 def _ranked(table: pd.DataFrame) -> pd.DataFrame:
@@ -363,6 +522,8 @@ def queue(project: Project, params: Mapping[str, Any] | None = None) -> dict[str
     summary = _flag(params, "summary")
     from annotation_tasks.services import derived
 
+    if summary and (fresh := _fresh_summary(project, filters)) is not None:
+        return {**fresh, "offset": offset, "limit": limit}
     _stale_set().discard(project.pk)
     try:
         table, chosen, counted = _chosen(project, filters, background=True)
@@ -384,6 +545,34 @@ def queue(project: Project, params: Mapping[str, Any] | None = None) -> dict[str
         "results": [] if summary else _rows(chosen.iloc[offset: offset + limit], counted, adjudicated, project.pk),
         "agreement": majority_agreement(project, table, adjudicated),
     }
+
+
+def _fresh_summary(project: Project, filters: tuple[str | None, bool, bool | None]) -> dict[str, Any] | None:
+    """The queue's summary (counts, decided, the majority against the decisions) from grouped SQL counts
+    (level_counts) when no build of the table was checked within derived.CHECK_SECONDS: under a second and a few
+    tens of MB at 10^6 labels, where building the table in the request read the labels frame (6.8 s, +250 MB;
+    issue 25 item 2) and a large project's first build in Celery left the page saying `building`. The same rows as
+    the table (_build_items_table over the same tallies), without its sort, its data version or its cache. None
+    when a recent build is kept (its summary is cheaper) or the labels frame must decide (repeat votes)."""
+    from annotation_tasks.services import derived
+
+    key = _table_key(project)
+    kept = cache.get(f"{key}:token") is not None
+    if kept and derived.checked_recently(key):
+        return None
+    if not kept and derived.in_background(project):
+        derived.queue_build(BUILD_TASK, project)  # the pages asked next need it
+    counts = kept_level_counts(project)
+    if counts.counts is None:
+        return None
+    table, _ = _build_items_table(project, _tallies_from(project, counts.counts))
+    table = _mark_decided(table, project)
+    mask = _filter_mask(table, filters)
+    adjudicated = _adjudicated(project)
+    return {"building": False, "stale": counts.stale, "count": int(mask.sum()),
+            "levels": {lv: list(level_labels(lv)) for lv in adjudication_levels()},
+            "decided": int(table["decided"].to_numpy()[mask].sum()), "next_offset": None, "results": [],
+            "agreement": majority_agreement(project, table, adjudicated)}
 
 
 def queue_rows(project: Project, params: Mapping[str, Any] | None = None) -> Iterator[dict[str, Any]]:
@@ -572,6 +761,26 @@ def decisions(project: Project) -> list[dict[str, Any]]:
 
 
 # -- the majority against the adjudicated gold -------------------------------------------------------------
+
+
+def majority_agreement_of(project: Project, counted: list[Tally]) -> list[dict[str, Any]]:
+    """majority_agreement from the tallies, reading only the decided items' rows (no queue table)."""
+    decided = _adjudicated(project)
+    if not decided:
+        return []
+    parts = []
+    for tally in counted:
+        wanted = {(item, aspect) for level, item, aspect in decided if level == tally.level}
+        if not wanted:
+            continue
+        rows = np.flatnonzero(np.isin(tally.item_ids, np.fromiter((i for i, _a in wanted), dtype=np.int64)))
+        rows = np.array([r for r in rows if (int(tally.item_ids[r]), tally.aspects[r] or "") in wanted], dtype=np.int64)
+        winner, _tie = majority_from_counts(tally.counts[rows])
+        parts.append(pd.DataFrame({"level": tally.level, "item_id": tally.item_ids[rows], "aspect": tally.aspects[rows],
+                                   "majority": np.asarray(tally.categories, dtype=object)[winner], "decided": True}))
+    table = pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(
+        {"level": [], "item_id": [], "aspect": [], "majority": [], "decided": np.zeros(0, dtype=bool)})
+    return majority_agreement(project, table, decided)
 
 
 def majority_agreement(project: Project, table: pd.DataFrame | None = None,

@@ -150,3 +150,26 @@ describe('Adjudicate pages', () => {
     w.unmount()
   })
 })
+
+describe('Adjudicate while the queue is built', () => {
+  it('fills the header from the summary (SQL counts) while the pages are being built', async () => {
+    vi.useFakeTimers()
+    const asked = []
+    vi.stubGlobal('fetch', vi.fn(async (url) => {
+      const q = Object.fromEntries(new URL(url, 'http://x').searchParams)
+      asked.push(q)
+      const body = q.summary === 'true'
+        ? { building: false, count: 1234, decided: 5, agreement: [{ level: 'qa', n_items: 5, accuracy: 0.8, cohen_kappa: 0.5, changed: 1 }], results: [], next_offset: null }
+        : { building: true, count: null, decided: null, agreement: [], results: [], next_offset: null }
+      return new Response(JSON.stringify(body), { status: 200 })
+    }))
+    const w = mount(Adjudicate, { props: { project: { id: 5 } }, attachTo: document.body })
+    await flushPromises()
+    expect(asked.map((a) => a.summary || 'page')).toEqual(['page', 'true'])
+    expect(w.find('[data-testid=adj-building]').exists()).toBe(true)
+    expect(w.text()).toContain('5 of 1234 decided')
+    expect(w.find('[data-testid=adj-agreement]').text()).toContain('qa')
+    w.unmount()
+    vi.useRealTimers()
+  })
+})

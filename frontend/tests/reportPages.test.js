@@ -68,3 +68,40 @@ describe('Report being built', () => {
     vi.useRealTimers()
   })
 })
+
+describe('Report summary, then its details', () => {
+  it('shows the partial summary at once, then asks for the details until they are built', async () => {
+    vi.useFakeTimers()
+    const asked = []
+    let detailsCalls = 0
+    const partial = { project: 'P', by: null, partial: true, details: ['workers', 'consistency'],
+      counts: { responses: 3, responses_labelled: 3, responses_unlabelled: 0, labels: { qa: 9 }, workers: 120 },
+      agreement: [{ level: 'qa', group: null, n_items: 3, labels_per_item: 3, n_workers: 120, fleiss_kappa: 0.5, krippendorff_alpha: 0.5, percent_unanimous: 50, majority_share: {} }],
+      unlabelled_groups: [], time_on_task: { n: 0 }, notes: {}, adjudication: [] }
+    vi.stubGlobal('fetch', vi.fn(async (url) => {
+      if (!url.includes('/report/')) return new Response(JSON.stringify({}), { status: 200 })
+      const q = Object.fromEntries(new URL(url, 'http://x').searchParams)
+      asked.push(q.section)
+      if (q.section === 'summary') return new Response(JSON.stringify(partial), { status: 200 })
+      detailsCalls += 1
+      const body = detailsCalls === 1 ? { building: true, section: 'details' } : { ...summary(50), counts: { ...partial.counts, workers: 7 } }
+      return new Response(JSON.stringify(body), { status: 200 })
+    }))
+    const w = mount(Report, { props: { project: { id: 5 } }, attachTo: document.body })
+    await flushPromises()
+    expect(asked).toEqual(['summary', 'details'])
+    expect(w.find('[data-testid=report-counts]').text()).toContain('120 workers')
+    expect(w.find('[data-testid=kappa]').text()).toContain('0.5')
+    expect(w.find('[data-testid=report-building]').exists()).toBe(true)
+    expect(w.find('[data-testid=more-workers]').exists()).toBe(false)
+    await vi.advanceTimersByTimeAsync(3500)
+    await flushPromises()
+    expect(asked).toEqual(['summary', 'details', 'details'])
+    expect(w.find('[data-testid=report-building]').exists()).toBe(false)
+    // the summary's own figures stay (read fresh); the details bring the workers table and its pages
+    expect(w.find('[data-testid=report-counts]').text()).toContain('120 workers')
+    expect(w.find('[data-testid=more-workers]').exists()).toBe(true)
+    w.unmount()
+    vi.useRealTimers()
+  })
+})

@@ -25,7 +25,7 @@ def alice(qasem_study, people):
 def test_summary_then_pages_equal_the_whole_report(qasem_study, alice) -> None:
     url = f"/api/projects/{qasem_study.project.pk}/report/"
     whole = alice.get(url).json()
-    summary = alice.get(url, {"section": "summary", "page_size": 1}).json()
+    summary = alice.get(url, {"section": "details", "page_size": 1}).json()  # the full build's summary
     assert summary["tables"]["workers"] == len(whole["workers"]) > 1
     assert summary["workers"] == whole["workers"][:1] and summary["counts"] == whole["counts"]
     for name in ("workers", "confusion", "agreement"):
@@ -43,7 +43,9 @@ def test_summary_then_pages_equal_the_whole_report(qasem_study, alice) -> None:
 def test_sections_read_one_cached_build_until_the_data_changes(qasem_study, alice) -> None:
     url = f"/api/projects/{qasem_study.project.pk}/report/"
     with mock.patch.object(reports, "build_report", wraps=reports.build_report) as build:
-        alice.get(url, {"section": "summary"})
+        alice.get(url, {"section": "summary"})  # SQL counts: no build (tests/review/test_report_summary.py)
+        assert build.call_count == 0
+        alice.get(url, {"section": "details"})
         alice.get(url, {"section": "workers", "page": 1})
         assert build.call_count == 1
         a = qasem_study.assignments["w3"]
