@@ -50,6 +50,20 @@ In-process (--skip-exports), 21:57-21:58 UTC, load 3.2-3.5, from 230 MB: workers
 31 ms; batches 69 ms; responses 42 / 40 / 18 ms, search+filter 66 ms; QAs 176 / 349 / 159 ms, cursor 180 ms; units
 23 ms; assignments 155 ms; queue summary cold 5.3 s (peak +276 MB), warm 67 ms, page 121 ms; report cold 9.5 s
 (peak +276 MB), cached 12 ms, workers page 6 ms.
+
+QA and assignment lists (issue 25 item 1; 5b59124: QA.project kept on the QA, migration 0021_qa_project, indexes
+(project, id) and (project, validity, id); researcher lists scoped by the caller's project ids; the assignments of
+a researched project counted over units only, ?search= matching workers / sources first), 2026-12-05 07:52-07:55
+UTC, load 2.0-2.3 (after the CI run; other sessions' tests), median of 3, on copies of factcrowd_scale_full: before
+b045525 on factcrowd_scale_hb0, after 5b59124 on factcrowd_scale_hb (migrated: the migration rewrote every QA row
+once, 7.9 s; VACUUM ANALYZE after it, as autovacuum would), `--scale 1 --keep --skip-exports --database-url
+postgres://factcrowd:factcrowd@127.0.0.1:5432/factcrowd_scale_hb[0]`. In-process: QAs first / middle / last page
+115 / 270 / 119 -> 56 / 74 / 56 ms, by cursor 148 -> 56 ms; assignments 109 -> 75 ms. --server --port 8680: QAs
+110 / 296 / 111 -> 57 / 70 / 55 ms, by cursor 146 -> 57 ms; assignments 130 -> 80 ms; the rest within noise
+(responses search+filter 70 -> 154 ms in that one server run, 60 / 71 ms in-process on both databases). EXPLAIN:
+the QA count was a seq scan of responses (63 MB) hashed against every QA, the middle page that join plus an
+external sort of 323,820 ids; now an index-only count (~35 ms, the floor of an exact count) and a 14 ms offset.
+Not in this bench (in-process, load 1.5-2): assignments ?search= of a worker id 632 -> 88 ms.
 """
 from __future__ import annotations
 
