@@ -177,3 +177,19 @@ def test_assignment_search_finds_what_a_joined_search_finds(world, users, monkey
     pseudonym = named.pseudonym_in(world.a.pk)  # the pseudonym path is SearchFilter's, as before
     body = alice.get(f"/api/assignments/?project={world.a.pk}&search={pseudonym}").json()
     assert [r["worker"]["id"] for r in body["results"]] == [named.pk]
+
+
+def test_the_batch_filter_lists_whole_responses_and_only_a_slices_own_qas(world, users):
+    from annotation_tasks.models import Batch, Unit, UnitResponse
+
+    whole, sliced = _qas(world.a, 2, "whole"), _qas(world.a, 2, "sliced")
+    extra = QA.objects.create(response=sliced[0].response, predicate=sliced[0].predicate, question="Who else?",
+                              answer="A man", answer_start=0, answer_end=2)
+    batch = Batch.objects.create(project=world.a, name="sliced")
+    for qa, items in ((whole[0], None), (whole[1], None), (sliced[0], {"part": 1, "parts": 2, "qas": [sliced[0].pk]}),
+                      (sliced[1], {"part": 2, "parts": 2, "qas": []})):
+        unit = Unit.objects.create(project=world.a, batch=batch, source=qa.response.source)
+        UnitResponse.objects.create(unit=unit, response=qa.response, items=items)
+    body = client_for(users["alice"]).get(f"/api/qas/?project={world.a.pk}&batch={batch.pk}&ordering=id").json()
+    assert [r["id"] for r in body["results"]] == sorted([whole[0].pk, whole[1].pk, sliced[0].pk])
+    assert body["count"] == 3 and extra.pk not in {r["id"] for r in body["results"]}
