@@ -92,11 +92,14 @@ def _fill_project(qas: list[QA]) -> None:
     """Set `project` from each QA's response where it is not set (the response object when it is at hand, else
     one query for all of them)."""
     missing = [qa for qa in qas if qa.project_id is None]
-    cached = QA.response.is_cached  # type: ignore[attr-defined]
-    unknown = {qa.response_id for qa in missing if not cached(qa)}
+
+    def at_hand(qa: QA) -> bool:  # the response object is there, with its project loaded
+        return QA.response.is_cached(qa) and "project_id" not in qa.response.get_deferred_fields()  # type: ignore[attr-defined]
+
+    unknown = {qa.response_id for qa in missing if not at_hand(qa)}
     owner = dict(Response.objects.filter(pk__in=unknown).values_list("pk", "project_id")) if unknown else {}
     for qa in missing:
-        qa.project_id = qa.response.project_id if cached(qa) else owner.get(qa.response_id)
+        qa.project_id = qa.response.project_id if at_hand(qa) else owner.get(qa.response_id)
 
 
 class QAQuerySet(models.QuerySet):
@@ -150,7 +153,7 @@ class QA(models.Model):
         ]
 
     def save(self, *args, **kwargs):  # type: ignore[no-untyped-def]
-        if self.project_id is None:
+        if "project_id" not in self.get_deferred_fields() and self.project_id is None:  # a deferred one is stored
             _fill_project([self])
         super().save(*args, **kwargs)
 

@@ -193,3 +193,15 @@ def test_the_batch_filter_lists_whole_responses_and_only_a_slices_own_qas(world,
     body = client_for(users["alice"]).get(f"/api/qas/?project={world.a.pk}&batch={batch.pk}&ordering=id").json()
     assert [r["id"] for r in body["results"]] == sorted([whole[0].pk, whole[1].pk, sliced[0].pk])
     assert body["count"] == 3 and extra.pk not in {r["id"] for r in body["results"]}
+
+
+def test_saving_a_qa_read_without_its_project_reads_nothing_more(world):
+    qa = QA.objects.only("id", "validity").get(pk=world.qa_a.pk)
+    qa.validity = "valid"
+    with CaptureQueriesContext(connection) as queries:
+        qa.save(update_fields=["validity"])
+    assert len(queries.captured_queries) == 1 and QA.objects.get(pk=qa.pk).project_id == world.a.pk
+    response = Response.objects.only("id").get(pk=world.qa_a.response_id)  # its project deferred: looked up once
+    rows = QA.objects.bulk_create([QA(response=response, predicate=world.qa_a.predicate, question="Who?", answer="A",
+                                      answer_start=0, answer_end=1) for _ in range(3)])
+    assert {q.project_id for q in rows} == {world.a.pk}
