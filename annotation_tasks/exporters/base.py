@@ -12,7 +12,7 @@ from contextvars import ContextVar
 from functools import lru_cache
 from itertools import groupby
 from operator import itemgetter
-from typing import Any, TypeVar
+from typing import Any, NamedTuple, TypeVar
 
 import pandas as pd
 from django.db import connection
@@ -74,8 +74,13 @@ def counted_only(rows: list[tuple]) -> list[tuple]:
     # rejected / returned work is not a label, nor is work its platform has not vouched for (Assignment.counted_q)
     found = list(Assignment.objects.filter(Assignment.data_q(), pk__in=id_list(ids)).values_list(
         "pk", "worker_id", "unit__batch__settings__retest")) if ids else []
-    ok = {pk: worker for pk, worker, _retest in found}
-    retest = {pk for pk, _worker, flag in found if flag is True}
+    return _first_counted(rows, {pk: worker for pk, worker, _retest in found},
+                          {pk for pk, _worker, flag in found if flag is True})
+
+
+def _first_counted(rows: list[tuple], ok: dict[int, int], retest: set[int]) -> list[tuple]:
+    """counted_only's rule on the counted assignments' workers (`ok`: {assignment id: worker id}) and the retest
+    assignments among them."""
     # one counted vote per worker per item: a second vote through another batch (stored before submit dropped
     # such votes) is left out, unless it is a test-retest the researcher asked for (marked by retest_marks)
     first: dict[tuple[Any, int], int] = {}
@@ -84,6 +89,42 @@ def counted_only(rows: list[tuple]) -> list[tuple]:
             key = (r[0], ok[r[1]])
             first[key] = min(first.get(key, r[1]), r[1])
     return [r for r in rows if r[1] in ok and (r[1] in retest or first[(r[0], ok[r[1]])] == r[1])]
+
+
+class ChunkVotes(NamedTuple):
+    """A chunk's counted votes of one level and who cast them: level_votes' rows (sorted by item, then assignment),
+    vote_workers' names and retest_marks' marks, from one query of the chunk's assignments instead of three."""
+
+    rows: list[tuple[str, int, int, Any]]
+    workers: dict[tuple[str, int], list[str]]
+    retests: dict[tuple[str, int], list[bool]]
+
+
+def chunk_votes(level: str, item_ids: list[int], *, with_platform_ids: bool = False) -> ChunkVotes:
+    """level_votes(level, item_ids), vote_workers of its rows and retest_marks of its rows, the assignments read
+    once (their status, worker, retest flag and pseudonym columns together)."""
+    spec = label_level(level)
+    raw = list(spec.labels_of_items(id_list(item_ids))) if item_ids else []
+    ids = {r[1] for r in raw}
+    found = list(Assignment.objects.filter(Assignment.data_q(), pk__in=id_list(ids)).values_list(
+        "pk", "worker_id", "unit__batch__settings__retest", "unit__project_id", "worker__provider",
+        "worker__external_id", "worker__pseudonym_salt")) if ids else []
+    retest = {row[0] for row in found if row[2] is True}
+    kept = _first_counted(raw, {row[0]: row[1] for row in found}, retest)
+    rows = [(level, item, a_id, spec.label_of(value)) for item, a_id, value in kept]
+    names = {pk: _pseudonym(project_id, provider, external_id, salt)
+             + (f"|{provider}:{external_id}" if with_platform_ids else "")
+             for pk, _worker, _flag, project_id, provider, external_id, salt in found}
+    ordered = sorted(rows, key=itemgetter(0, 1, 2))  # by item, then assignment: the order of majorities' votes
+    workers: dict[tuple[str, int], list[str]] = {}
+    retests: dict[tuple[str, int], list[bool]] = {}
+    for (lv, item), group in groupby(ordered, itemgetter(0, 1)):
+        a_ids = [r[2] for r in group]
+        key = (lv, int(item))
+        workers[key] = [names[a] for a in a_ids]
+        if retest and not retest.isdisjoint(a_ids):
+            retests[key] = [a in retest for a in a_ids]
+    return ChunkVotes(ordered, workers, retests)
 
 
 def level_votes(level: str, item_ids: list[int]) -> list[tuple[str, int, int, Any]]:

@@ -25,6 +25,7 @@ from typing import Any, TextIO
 from annotation_tasks.exporters import csv_writer
 
 MARKER = "<!-- written by FactCrowd export --format hf-dataset -->"
+ENCODER = json.JSONEncoder(ensure_ascii=False)  # json.dumps(x, ensure_ascii=False), the encoder made once
 
 LABEL_DEFINITIONS: dict[str, dict[str, str]] = {
     "qa": {
@@ -84,19 +85,26 @@ def _write_config(root: Path, config: Config, with_csv: bool) -> None:
     folder.mkdir(parents=True)
     handles: dict[str, TextIO] = {}
     keys: dict[str, None] = {}  # every key so far, in first-seen order (what _same_keys gives every row)
+    names: dict[Any, str] = {}  # split_name of each split value seen
     uneven = False
+    encode = ENCODER.encode
     try:
         for record in config.records:
             if not uneven:
                 record_keys = list(record)
                 uneven = bool(keys) and record_keys != list(keys)
                 keys.update(dict.fromkeys(record_keys))
-            split = split_name(config.split_of(record))
+            value = config.split_of(record)
+            split = names.get(value) if isinstance(value, str) else None
+            if split is None:
+                split = split_name(value)
+                if isinstance(value, str):
+                    names[value] = split
             if split not in handles:
                 handles[split] = (folder / f"{split}.jsonl").open("w", encoding="utf-8", newline="\n")
                 config.sizes[split] = 0
                 config.unlabelled[split] = 0
-            handles[split].write(json.dumps(record, ensure_ascii=False) + "\n")
+            handles[split].write(encode(record) + "\n")
             config.sizes[split] += 1
             if config.unlabelled_when is not None and config.unlabelled_when(record):
                 config.unlabelled[split] += 1

@@ -28,15 +28,8 @@ from collections.abc import Iterator
 from typing import Any, NamedTuple
 
 from annotation_tasks.analysis.splits import split_of
-from annotation_tasks.exporters.base import (
-    id_list,
-    iter_value_chunks,
-    level_votes,
-    majorities,
-    retest_marks,
-    vote_workers,
-)
-from annotation_tasks.exporters.certainty import certainty
+from annotation_tasks.exporters.base import chunk_votes, id_list, iter_value_chunks
+from annotation_tasks.exporters.certainty import majorities_and_certainty
 from annotation_tasks.models import QA, AdjudicatedLabel, AnswerSpan, Project, Response
 
 UNLABELLED = ("no counted vote and no expert decision: `label` is null, `votes` and `workers` are empty (not done "
@@ -88,32 +81,74 @@ def _response_chunks(project: Project, chunk_size: int) -> Iterator[list[_Respon
 
 def export_lines(project: Project, *, chunk_size: int = RESPONSES_PER_CHUNK,
                  with_platform_ids: bool = False) -> Iterator[str]:
-    """export_records as JSON lines (no newline)."""
+    """export_records as JSON lines (no newline): json.dumps(record, ensure_ascii=False), its encoder made once."""
+    encode = ENCODER.encode
     for record in export_records(project, chunk_size=chunk_size, with_platform_ids=with_platform_ids):
-        yield json.dumps(record, ensure_ascii=False)
+        yield encode(record)
+
+
+ENCODER = json.JSONEncoder(ensure_ascii=False)  # what json.dumps(x, ensure_ascii=False) builds on every call
+
+
+class _Shared(NamedTuple):
+    """What every line of one response repeats: its leading fields and its split, computed once per response."""
+
+    source_id: str
+    response_id: str
+    system: str
+    dataset: Any
+    split: str
+    tokens: list
+
+
+def _shared(response: _Response) -> _Shared:
+    key = source_key(response)
+    return _Shared(str(key), response.external_id, response.system, (response.metadata or {}).get("dataset"),
+                   split_of(key), response.tokens or [])
 
 
 def export_records(project: Project, *, chunk_size: int = RESPONSES_PER_CHUNK,
                    with_platform_ids: bool = False) -> Iterator[dict[str, Any]]:
     """One record per QA, grouped by response in response order. `workers` names who cast each
     vote (workers[i] cast votes[i]) by pseudonymous id; platform ids are added only `with_platform_ids`.
-    Rows are read as plain values a chunk of responses at a time, with a fixed number of queries per chunk."""
+    Rows are read as plain values a chunk of responses at a time, with a fixed number of queries per chunk
+    (responses, QAs, labels, their assignments, adjudications), and each record is one dict literal in the
+    format's key order (what _record plus the certainty, workers and retest fields give)."""
     for chunk in _response_chunks(project, chunk_size):
-        by_id = {r.pk: r for r in chunk}
+        shared = {r.pk: _shared(r) for r in chunk}
         qas = [_QA(*row) for row in
-               QA.objects.filter(response_id__in=id_list(by_id))
+               QA.objects.filter(response_id__in=id_list(shared))
                .exclude(validity=QA.Validity.INVALID)  # rejected by the expert step: not part of the judged set
                .order_by("response_id", "order", "id").values_list(*QA_FIELDS)]
-        rows = level_votes("qa", [qa.pk for qa in qas])
-        votes, sure = majorities(rows), certainty(rows)  # sure: posterior, its interval, soft label per item
-        who = vote_workers(rows, with_platform_ids=with_platform_ids)
+        got = chunk_votes("qa", [qa.pk for qa in qas], with_platform_ids=with_platform_ids)
+        votes, sure = majorities_and_certainty(got.rows)  # sure: posterior, its interval, soft label per item
+        who, retests = got.workers, got.retests
         adjudicated = AdjudicatedLabel.of_items("qa", id_list(qa.pk for qa in qas))
-        retests = retest_marks(rows)
-        keys = {pk: source_key(r) for pk, r in by_id.items()}
         for qa in qas:
             key = ("qa", qa.pk)
-            record = _record(by_id[qa.response_id], qa, votes, adjudicated.get(qa.pk), keys[qa.response_id])
-            yield {**record, **sure.get(key, {}), "workers": who.get(key, []), **_retest(retests, key)}
+            r = shared[qa.response_id]
+            ok = qa.answer_end <= len(r.tokens)
+            majority, raw = votes.get(key, (None, []))
+            record = {
+                "source_id": r.source_id, "response_id": r.response_id, "system": r.system, "dataset": r.dataset,
+                "predicate": qa.predicate_text, "predicate_index": qa.predicate_index, "question": qa.question,
+                "answer": qa.answer, "answer_start": qa.answer_start, "answer_end": qa.answer_end,
+                "answer_char_start": r.tokens[qa.answer_start][1] if ok else None,
+                "answer_char_end": r.tokens[qa.answer_end - 1][2] if ok else None,
+                "label": majority, "votes": raw, "split": r.split,
+            }
+            decided = adjudicated.get(qa.pk)
+            if decided is not None:  # the expert's label is the gold; the crowd's majority stays beside it
+                record["label"] = decided.value
+                record["majority"] = majority
+                record["adjudication"] = decided.provenance()
+            fields = sure.get(key)
+            if fields:
+                record.update(fields)
+            record["workers"] = who.get(key, [])
+            if key in retests:
+                record["retest"] = retests[key]
+            yield record
 
 
 def _retest(retests: dict[tuple[str, int], list[bool]], key: tuple[str, int]) -> dict[str, list[bool]]:
@@ -167,15 +202,14 @@ def span_records(project: Project, *, chunk_size: int = RESPONSES_PER_CHUNK,
         spans = [_Span(*row) for row in AnswerSpan.objects.filter(response_id__in=id_list(by_id))
                  .order_by("response_id", "order", "start", "id").values_list(*SPAN_FIELDS)]
         ids = [s.pk for s in spans]
-        rows = level_votes("span", ids)
-        votes, sure = majorities(rows), certainty(rows)  # sure: posterior, its interval, soft label per item
-        who = vote_workers(rows, with_platform_ids=with_platform_ids)
+        got = chunk_votes("span", ids, with_platform_ids=with_platform_ids)
+        votes, sure = majorities_and_certainty(got.rows)  # sure: posterior, its interval, soft label per item
+        who, retests = got.workers, got.retests
         adjudicated = AdjudicatedLabel.of_items("span", id_list(ids))
         links: dict[int, list[int]] = {}
         for span_id, qa_id in AnswerSpan.qas.through.objects.filter(answerspan_id__in=id_list(ids)).order_by("qa_id").values_list(
                 "answerspan_id", "qa_id"):
             links.setdefault(span_id, []).append(qa_id)
-        retests = retest_marks(rows)
         keys = {pk: source_key(r) for pk, r in by_id.items()}
         for span in spans:
             record = _span_record(by_id[span.response_id], span, votes, adjudicated.get(span.pk), links.get(span.pk, []),

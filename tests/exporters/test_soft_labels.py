@@ -57,3 +57,37 @@ def test_dawid_skene_soft_labels_are_the_models_and_the_card_names_them(_importe
     assert "`posterior_ci95`" in card and "`soft_label`" in card
     first = json.loads((out / "qa" / "dev.jsonl").read_text(encoding="utf-8").splitlines()[0])
     assert {"posterior", "posterior_ci95", "soft_label"} <= set(first)
+
+
+def test_exporters_majority_posterior_is_the_analysis_one_to_the_bit() -> None:
+    """exporters.certainty computes the majority's posterior without scipy.stats (betaincinv: the Boost routine
+    beta.ppf calls); on every count matrix of up to 3 labels and 12 votes it equals analysis.uncertainty's, bit for
+    bit, and its constants are the analysis's."""
+    import itertools
+
+    import numpy as np
+
+    from annotation_tasks.analysis import uncertainty
+    from annotation_tasks.exporters import certainty
+
+    assert (certainty.PRIOR, certainty.LEVEL) == (uncertainty.PRIOR, uncertainty.LEVEL)
+    for k in (2, 3):
+        counts = np.array([c for c in itertools.product(range(13), repeat=k) if 0 < sum(c) <= 12], dtype=np.int64)
+        for winner in (counts.argmax(axis=1), np.zeros(len(counts), dtype=np.int64)):
+            ours, theirs = certainty.majority_posterior(counts, winner), uncertainty.majority_posterior(counts, winner)
+            for key in ("posterior", "ci_low", "ci_high", "soft"):
+                assert np.array_equal(ours[key], theirs[key]), key
+
+
+def test_the_export_path_does_not_import_scipy_stats() -> None:
+    """A Celery worker running an export (majority labels) never loads scipy.stats (~45 MB): services.exports and
+    the exporters import analysis.uncertainty and services.reports only where a model or a campaign needs them."""
+    import subprocess
+    import sys
+
+    code = ("import django, os, sys; os.environ.setdefault('DJANGO_SETTINGS_MODULE', 'backend.settings'); "
+            "django.setup(); import annotation_tasks.services.export_jobs, annotation_tasks.exporters.qa_jsonl; "
+            "print('scipy.stats' in sys.modules)")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False,
+                          env={**__import__("os").environ, "DEBUG": "true"})
+    assert done.stdout.strip().splitlines()[-1:] == ["False"], done.stderr[-2000:]

@@ -34,6 +34,67 @@ def test_card_agreement_is_the_reports(name, by, request) -> None:
     assert exports.card_agreement(project, by=by) == expected
 
 
+def _repeat_votes(project: Project) -> None:
+    """Votes a worker casts again on an item (frames count the first once): the first QA's first voter again
+    through a later batch, the opposite label; a new worker whose retest vote comes before their plain vote on the
+    first span (the plain one counts, whatever the ids); and two new workers on the last QA."""
+    from annotation_tasks.models import QA, AnswerSpan, Assignment, Batch, QALabel, SpanLabel, Unit, Worker
+
+    qa = QA.objects.filter(response__project=project).order_by("pk").first()
+    span = AnswerSpan.objects.filter(response__project=project).order_by("pk").first()
+    last = QA.objects.filter(response__project=project).order_by("pk").last()
+    first_vote = QALabel.objects.filter(qa=qa).order_by("assignment_id").first()
+
+    def assignment(batch: Batch, worker: Worker, source) -> Assignment:
+        unit = Unit.objects.create(project=project, source=source, batch=batch)
+        return Assignment.objects.create(unit=unit, worker=worker, status="submitted")
+
+    later = Batch.objects.create(project=project, name="later")
+    retest = Batch.objects.create(project=project, name="retest", settings={"retest": True})
+    QALabel.objects.create(assignment=assignment(later, first_vote.assignment.worker, qa.response.source), qa=qa,
+                           supported=not first_vote.supported)
+    newcomer = Worker.objects.create(external_id="newcomer")
+    SpanLabel.objects.create(assignment=assignment(retest, newcomer, span.response.source), span=span, covered=True)
+    SpanLabel.objects.create(assignment=assignment(later, newcomer, span.response.source), span=span, covered=False)
+    for name in ("late-1", "late-2"):
+        QALabel.objects.create(assignment=assignment(later, Worker.objects.create(external_id=name),
+                                                     last.response.source), qa=last, supported=False)
+
+
+def _more_fact_votes(project: Project) -> None:
+    """Two more workers on the first fact (NS, IR): a fact with three votes and three labels."""
+    from annotation_tasks.models import Assignment, AtomicFact, Batch, FactLabel, Unit, Worker
+
+    fact = AtomicFact.objects.filter(response__project=project).order_by("pk").first()
+    batch = Batch.objects.create(project=project, name="odd")
+    for name, label in (("more-1", "IR"), ("more-2", "NS")):
+        unit = Unit.objects.create(project=project, source=fact.response.source, batch=batch)
+        a = Assignment.objects.create(unit=unit, worker=Worker.objects.create(external_id=name), status="submitted")
+        FactLabel.objects.create(assignment=a, fact=fact, label=label)
+
+
+@pytest.mark.parametrize("by", [None, "split"])
+def test_card_agreement_from_counts_is_agreement_table_of_the_vote_frame(qasem, facts, by) -> None:
+    """card_agreement counts votes per item in the database; the figures are analysis.agreement_table's on the
+    labels frame (one vote per worker per item, retests after), group by group, to the last bit."""
+    from annotation_tasks.analysis.agreement import agreement_table
+    from annotation_tasks.services import frames
+
+    _repeat_votes(qasem)
+    _more_fact_votes(facts)
+    for project in (qasem, facts):
+        frame = frames.labels_frame(project)
+        expected = reports.to_jsonable(agreement_table(frame, by=by))
+        assert exports.card_agreement(project, by=by) == expected
+        assert exports.card_agreement(project, by=by) == reports.build_report(project, by=by)["agreement"]
+    qasem_frame = frames.labels_frame(qasem)
+    assert set(qasem_frame["split"]) == {"dev", "test"}  # both groups are compared
+    rows = exports.card_agreement(qasem, by=by)
+    # the repeats were there to drop: 2 QAs x 3 votes x 10 responses + 2 late votes; spans 60 + the newcomer's one
+    assert [(r["level"], r["n_labels"]) for r in rows if r["group"] is None] == [("qa", 62), ("span", 61)]
+    assert exports.card_agreement(facts, by=by)[0]["n_labels"] > exports.card_agreement(facts, by=by)[0]["n_items"]
+
+
 def test_dataset_export_does_not_build_the_report(qasem, tmp_path, monkeypatch) -> None:
     """The whole report held ~1 GB for 10^6 labels; the card needs its agreement rows only."""
     expected = reports.build_report(qasem, by="split")["agreement"]
@@ -116,3 +177,90 @@ def test_results_csv_reads_a_batch_in_chunks_with_the_same_rows() -> None:
     with CaptureQueriesContext(connection) as chunked:
         assert list(results_csv.export_rows(batch, chunk_size=1)) == whole
     assert len(chunked.captured_queries) == 3 * len(whole) + 1  # 3 per chunk of one row, then the empty page
+
+
+def _reference_lines(project: Project, level: str, *, with_platform_ids: bool = False, chunk_size: int = 1000):
+    """qa_jsonl's qa / span lines as they were written before chunk_votes and majorities_and_certainty: three
+    assignment queries a chunk, a labels frame per majority and per certainty, _record and dict merges."""
+    import json
+
+    from annotation_tasks.exporters import qa_jsonl
+    from annotation_tasks.exporters.base import id_list, level_votes, majorities, retest_marks, vote_workers
+    from annotation_tasks.exporters.certainty import certainty
+    from annotation_tasks.models import QA, AdjudicatedLabel, AnswerSpan
+
+    for chunk in qa_jsonl._response_chunks(project, chunk_size):
+        by_id = {r.pk: r for r in chunk}
+        if level == "qa":
+            items = [qa_jsonl._QA(*row) for row in QA.objects.filter(response_id__in=list(by_id))
+                     .exclude(validity=QA.Validity.INVALID).order_by("response_id", "order", "id")
+                     .values_list(*qa_jsonl.QA_FIELDS)]
+        else:
+            items = [qa_jsonl._Span(*row) for row in AnswerSpan.objects.filter(response_id__in=list(by_id))
+                     .order_by("response_id", "order", "start", "id").values_list(*qa_jsonl.SPAN_FIELDS)]
+        ids = [item.pk for item in items]
+        rows = level_votes(level, ids)
+        votes, sure = majorities(rows), certainty(rows)
+        who = vote_workers(rows, with_platform_ids=with_platform_ids)
+        adjudicated = AdjudicatedLabel.of_items(level, id_list(ids))
+        retests = retest_marks(rows)
+        links: dict[int, list[int]] = {}
+        for span_id, qa_id in AnswerSpan.qas.through.objects.filter(answerspan_id__in=ids).order_by("qa_id").values_list(
+                "answerspan_id", "qa_id"):
+            links.setdefault(span_id, []).append(qa_id)
+        for item in items:
+            key = (level, item.pk)
+            response = by_id[item.response_id]
+            record = (qa_jsonl._record(response, item, votes, adjudicated.get(item.pk)) if level == "qa" else
+                      qa_jsonl._span_record(response, item, votes, adjudicated.get(item.pk), links.get(item.pk, [])))
+            retest = {"retest": retests[key]} if key in retests else {}
+            yield json.dumps({**record, **sure.get(key, {}), "workers": who.get(key, []), **retest},
+                             ensure_ascii=False)
+
+
+def _worked(project: Project) -> None:
+    """What the lines must carry besides plain votes: repeats and retests (_repeat_votes), an expert's decision,
+    an unlabelled QA, a QA the expert step rejected, and text beyond ASCII."""
+    from django.utils import timezone
+
+    from annotation_tasks.models import QA, AdjudicatedLabel, QALabel
+
+    _repeat_votes(project)
+    qas = list(QA.objects.filter(response__project=project).order_by("pk"))
+    AdjudicatedLabel.objects.create(project=project, level="qa", qa=qas[1], value="supported", reason="clear",
+                                    decided_by_name="Expert", decided_at=timezone.now(), majority="not_supported",
+                                    votes=[{"label": "not_supported"}])
+    qas[2].question = "Wer starb? «ß» 死"
+    qas[2].save(update_fields=["question"])
+    QA.objects.filter(pk=qas[3].pk).update(validity=QA.Validity.INVALID)
+    QALabel.objects.filter(qa=qas[4]).delete()
+
+
+@pytest.mark.parametrize("with_platform_ids", [False, True])
+@pytest.mark.parametrize("chunk_size", [1000, 3])
+def test_qa_and_span_lines_are_the_bytes_of_the_reference(qasem, with_platform_ids, chunk_size) -> None:
+    """The qa-jsonl and span lines (one assignment query a chunk, one numpy pass for majorities and soft labels,
+    one dict literal a record) are byte for byte what the earlier per-chunk frames and merges wrote."""
+    from annotation_tasks.exporters import qa_jsonl
+
+    _worked(qasem)
+    got = list(qa_jsonl.export_lines(qasem, chunk_size=chunk_size, with_platform_ids=with_platform_ids))
+    expected = list(_reference_lines(qasem, "qa", with_platform_ids=with_platform_ids, chunk_size=chunk_size))
+    assert len(got) == 19 and got == expected  # 20 QAs, one rejected
+    assert any('"adjudication"' in line for line in got) and any('"label": null' in line for line in got)
+    assert any("死" in line for line in got)
+    spans = list(qa_jsonl.span_lines(qasem, chunk_size=chunk_size, with_platform_ids=with_platform_ids))
+    assert spans == list(_reference_lines(qasem, "span", with_platform_ids=with_platform_ids, chunk_size=chunk_size))
+    assert any('"retest"' in line for line in spans)
+
+
+@pytest.mark.parametrize("aggregation", ["dawid_skene", "mace"])
+def test_aggregated_qa_lines_are_the_bytes_of_the_reference(qasem, aggregation) -> None:
+    """Under another model's labels (with_aggregation; Dawid-Skene's own posteriors, MACE's labels with the
+    Dirichlet posterior of their share) the lines are the reference's too."""
+    from annotation_tasks.exporters.base import with_aggregation
+
+    _worked(qasem)
+    table = exports._aggregated(qasem, aggregation)
+    got = list(exports.export_lines(qasem.name, "qa-jsonl", aggregation=aggregation))
+    assert got == list(with_aggregation(_reference_lines(qasem, "qa"), table))
