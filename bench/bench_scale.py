@@ -64,6 +64,11 @@ postgres://factcrowd:factcrowd@127.0.0.1:5432/factcrowd_scale_hb[0]`. In-process
 the QA count was a seq scan of responses (63 MB) hashed against every QA, the middle page that join plus an
 external sort of 323,820 ids; now an index-only count (~35 ms, the floor of an exact count) and a 14 ms offset.
 Not in this bench (in-process, load 1.5-2): assignments ?search= of a worker id 632 -> 88 ms.
+At e694a99 (also ?batch= by subquery), --server, 2026-12-05 08:07-08:08 UTC, load 3.1-3.5 (the figures above
+were at ~2): QAs first / middle / last page 79 / 108 / 75 ms, by cursor 87 ms; assignments 138 ms; units 51 ms;
+responses 50 / 54 / 41 ms, search+filter 126 ms. Not in this bench (in-process, load 3-3.6): the QA list ?batch=
+page 1 1708 -> 168 ms; still over 200 ms there: QA ?search= or ?kind= deep pages (a scan of every QA, twice:
+count and offset, 240-440 ms), assignments ?status= deep pages (~290 ms), ?search= of a source id (~230 ms).
 """
 from __future__ import annotations
 
