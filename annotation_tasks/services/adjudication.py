@@ -216,10 +216,12 @@ def _sql_level(project: Project, level: Any) -> LevelCounts | None:
     from annotation_tasks.analysis.aggregation import categories_for
 
     counted = Assignment.objects.filter(Assignment.data_q(), unit__project=project)
+    labels = level.model._default_manager.filter(assignment_id__in=counted.values("pk"))
+    if not labels.exists():  # a level of another protocol: no item read
+        return None
     valid = level.items(project)
     known = frames._number_records(valid, ["id", "response_id"], sort=True)
     known_ids = known["id"].to_numpy()
-    labels = level.model._default_manager.filter(assignment_id__in=counted.values("pk"))
     every = valid.model._default_manager.filter(response__project=project)
     if every.count() != len(known_ids):  # items the protocol leaves out (QAs marked invalid): their labels too
         hidden = np.setdiff1d(np.fromiter(every.values_list("pk", flat=True), dtype=np.int64), known_ids)
@@ -589,19 +591,18 @@ def queue(project: Project, params: Mapping[str, Any] | None = None) -> dict[str
 
 
 def _fresh_summary(project: Project, filters: tuple[str | None, bool, bool | None]) -> dict[str, Any] | None:
-    """The queue's summary (counts, decided, the majority against the decisions) from grouped SQL counts
-    (level_counts) when no build of the table was checked within derived.CHECK_SECONDS: under a second and a few
-    tens of MB at 10^6 labels, where building the table in the request read the labels frame (6.8 s, +250 MB;
-    issue 25 item 2) and a large project's first build in Celery left the page saying `building`. The same rows as
-    the table (_build_items_table over the same tallies), without its sort, its data version or its cache. None
-    when a recent build is kept (its summary is cheaper) or the labels frame must decide (repeat votes)."""
+    """A large project's queue summary (counts, decided, the majority against the decisions) from the kept
+    counts (kept_level_counts) while its table is not built or not checked within derived.CHECK_SECONDS: the
+    first build in Celery left the page saying `building` (issue 25 item 2). The same rows as the table
+    (_build_items_table over the same tallies), without its sort or its cache. None otherwise (a project whose
+    table is built in the request, from the same kept counts; a recent build; repeat votes)."""
     from annotation_tasks.services import derived
 
     key = _table_key(project)
     kept = cache.get(f"{key}:token") is not None
-    if kept and derived.checked_recently(key):
-        return None
-    if not kept and derived.in_background(project):
+    if not derived.in_background(project) or (kept and derived.checked_recently(key)):
+        return None  # built in the request (from the kept counts), then kept for the pages and the next summary
+    if not kept:
         derived.queue_build(BUILD_TASK, project)  # the pages asked next need it
     counts = kept_level_counts(project)
     if counts.counts is None:

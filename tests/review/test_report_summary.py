@@ -129,20 +129,38 @@ def test_the_api_summary_is_the_cheap_one_and_details_the_full_build(qasem_study
 @pytest.mark.parametrize("params", [
     {}, {"include_agreed": "true"}, {"level": "qa"}, {"decided": "true"}, {"decided": "false", "level": "span"},
 ])
-def test_the_queue_summary_equals_the_built_queue(params, no_frames) -> None:
+def test_the_queue_summary_equals_the_built_queue(params, no_frames, monkeypatch) -> None:
+    """A large project with a shared cache, its table not built yet: the summary comes from the counts."""
+    from annotation_tasks.services import derived
+
     project, _ = random_project(7)
     decide_some(project, 4)
     from django.core.cache import cache
 
     cache.clear()
+    queued: list = []
+    monkeypatch.setattr(derived, "in_background", lambda project: True)
+    monkeypatch.setattr(derived, "queue_build", lambda task, project, *args: queued.append(task))
     no_frames["on"] = True
+    monkeypatch.setattr(adjudication, "_build_items_table", wraps := _spy(adjudication._build_items_table))
     cheap = adjudication.queue(project, {**params, "summary": "true"})
+    assert wraps.calls == 1 and queued == [adjudication.BUILD_TASK]  # from the counts; the table's build queued
     no_frames["on"] = False
+    monkeypatch.setattr(derived, "in_background", lambda project: False)
     built = adjudication.queue(project, {**params, "limit": 500})
     assert cheap["results"] == [] and cheap["next_offset"] is None
     for key in ("count", "decided", "agreement", "levels", "building", "stale"):
         assert cheap[key] == built[key], key
     assert built["count"] == len(built["results"])
+
+
+def _spy(function):
+    def spy(*args, **kwargs):
+        spy.calls += 1
+        return function(*args, **kwargs)
+
+    spy.calls = 0
+    return spy
 
 
 def test_the_queue_table_from_sql_counts_equals_the_frames(no_frames) -> None:
