@@ -69,6 +69,19 @@ were at ~2): QAs first / middle / last page 79 / 108 / 75 ms, by cursor 87 ms; a
 responses 50 / 54 / 41 ms, search+filter 126 ms. Not in this bench (in-process, load 3-3.6): the QA list ?batch=
 page 1 1708 -> 168 ms; still over 200 ms there: QA ?search= or ?kind= deep pages (a scan of every QA, twice:
 count and offset, 240-440 ms), assignments ?status= deep pages (~290 ms), ?search= of a source id (~230 ms).
+
+Report and queue summaries from kept SQL counts (issue 25 item 2, 5592e99), 2026-12-05 08:09-08:11 UTC, on a copy
+of the full-scale database (factcrowd_scale_hc, --scale 1 --keep --skip-exports): ?section=summary is counts,
+agreement, unlabelled systems, time on task and adjudication from adjudication.level_counts (one GROUPING SETS
+pass per level, 2.3 s at 10^6 labels), kept per labels version; the tables, consistency, FActScore, pairwise and
+scores come with ?section=details (the full build, as before). In-process, load 1.6-1.9: before (af023d9) queue
+summary cold 3.1 s (peak +291 MB), warm 74 ms, page 99 ms; report summary cold 5.5 s (peak +270 MB), cached 8 ms.
+After: queue summary cold 3.0 s (peak +291 MB: the table is still built and kept in the request here), warm 41 ms,
+page 68 ms; report summary 747 ms (peak +20 MB) once the counts are kept (here by the queue), 3.3 s (+176 MB, peak
++225) with nothing kept, 26 ms kept. --server, load 1.1-1.3, gunicorn worker from 174 MB: queue summary cold 2.9 s
+(peak 484 MB), warm 48 ms; report summary 729 ms (peak 205 MB), kept 23 ms; the full build (workers page 2, cold)
+peak 635 MB. Misses: a summary with nothing kept is over 1 s (reading 10^6 labels is ~2 s here whichever way), and
+the queue table or full report built in a worker without a shared cache is still over 300 MB.
 """
 from __future__ import annotations
 
