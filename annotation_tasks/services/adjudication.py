@@ -111,20 +111,22 @@ def kept_level_counts(project: Project) -> KeptCounts:
     so the summaries answer from the kept ones). A small project, or a cache the Celery workers do not share,
     compares the version (read at most every 15 s for a large project) and recounts on a change; a large
     project with a shared cache serves the kept counts and, once a check is due, queues the queue table's
-    build task (build_table, which recounts when the labels changed) and says `stale`. Counted in the request
-    when nothing is kept."""
+    build task (build_table, which recounts when the labels changed) and says `stale`; with nothing kept it queues
+    that task and raises derived.Building (counting in the request took the web worker over 300 MB)."""
     from annotation_tasks.services import derived
     from annotation_tasks.services.versions import version_hash
 
     key = _counts_key(project)
     kept = cache.get(key)
-    if derived.in_background(project) and kept is not None:
+    if derived.in_background(project):
+        if kept is None:
+            derived.queue_build(BUILD_TASK, project)
+            raise derived.Building("the label counts are being counted")
         if derived.checked_recently(key):
             return KeptCounts(kept[1], kept[2])
         derived.queue_build(BUILD_TASK, project)
         return KeptCounts(kept[1], kept[2], stale=True)
-    version = version_hash(project, "labels", recent=not derived.in_background(project))
-    return _counts_for(project, version, kept)
+    return _counts_for(project, version_hash(project, "labels", recent=True), kept)
 
 
 def _counts_for(project: Project, version: str, kept: tuple | None = None) -> KeptCounts:
@@ -602,9 +604,14 @@ def _fresh_summary(project: Project, filters: tuple[str | None, bool, bool | Non
     kept = cache.get(f"{key}:token") is not None
     if not derived.in_background(project) or (kept and derived.checked_recently(key)):
         return None  # built in the request (from the kept counts), then kept for the pages and the next summary
-    if not kept:
+    try:
+        counts = kept_level_counts(project)  # queues the table's build (which counts) when nothing is kept
+    except derived.Building:
+        return {"building": True, "stale": False, "count": None, "decided": None, "next_offset": None,
+                "levels": {lv: list(level_labels(lv)) for lv in adjudication_levels()}, "results": [],
+                "agreement": []}
+    if not kept and not counts.stale:
         derived.queue_build(BUILD_TASK, project)  # the pages asked next need it
-    counts = kept_level_counts(project)
     if counts.counts is None:
         return None
     table, _ = _build_items_table(project, _tallies_from(project, counts.counts))

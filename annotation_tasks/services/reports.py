@@ -194,7 +194,12 @@ def summary(project: Project, by: str | None = None) -> dict[str, Any] | None:
 
     if by is not None or campaigns.campaign_of(project) is not None:
         return None
-    kept = adjudication.kept_level_counts(project)
+    from annotation_tasks.services import derived
+
+    try:
+        kept = adjudication.kept_level_counts(project)
+    except derived.Building:  # a large project's first count runs in Celery: the dashboard asks again
+        return {"building": True, "section": "summary", "by": None}
     if kept.counts is None:
         return None
     key = f"factcrowd:report-summary:{project.pk}"
