@@ -361,6 +361,8 @@ def main() -> int:  # noqa: C901 - one straight list of figures
     ap.add_argument("--keep", action="store_true", help="reuse the project of an earlier run with this --scale")
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--skip-exports", action="store_true")
+    ap.add_argument("--only", choices=["exports"], default=None,
+                    help="exports: only the streamed JSONL and the export Jobs (no lists, queue or report)")
     ap.add_argument("--build-only", action="store_true", help="build (or find, with --keep) the project and stop")
     ap.add_argument("--server", action="store_true",
                     help="ask a gunicorn (backend/gunicorn_conf.py, 1 worker) and a Celery worker started on --port "
@@ -433,39 +435,40 @@ def main() -> int:  # noqa: C901 - one straight list of figures
               f"{memory_mb(client.pid)[0]:.0f} MB", flush=True)
         from django.core.cache import cache
 
-        cache.clear()  # in-process; a fresh gunicorn worker starts with an empty local cache
-        measure("workers page 1 (cold: metrics computed)", f"/api/workers/?project={p}&page_size=50", repeat=1,
-                target_ms=1000)
-        measure("workers page 1 (with metrics)", f"/api/workers/?project={p}&page_size=50")
-        measure("workers last page (with metrics)", f"/api/workers/?project={p}&page_size=50&page=last")
-        measure("workers search one external id", f"/api/workers/?project={p}&search={one.external_id}")
-        measure("batches (9)", f"/api/batches/?project={p}&page_size=100")
-        measure("responses page 1", f"/api/responses/?project={p}&page_size=20", key="list_first")
-        measure(f"responses page {last_resp} (last)", f"/api/responses/?project={p}&page_size=20&page={last_resp}",
-                key="list_last")
-        measure(f"responses middle page {last_resp // 2}",
-                f"/api/responses/?project={p}&page_size=20&page={max(1, last_resp // 2)}")
-        measure("responses search + filter", f"/api/responses/?project={p}&page_size=20&search=r77&system=sysB",
-                key="list_filter")
-        measure("qas page 1", f"/api/qas/?project={p}&page_size=25&ordering=id")
-        measure(f"qas page {last_qa} (last)", f"/api/qas/?project={p}&page_size=25&ordering=id&page={last_qa}")
-        measure(f"qas middle page {last_qa // 2}",
-                f"/api/qas/?project={p}&page_size=25&ordering=id&page={last_qa // 2}")
-        cursor = client.request("get", f"/api/qas/?project={p}&page_size=25&ordering=id&cursor=").json()["next_cursor"]
-        measure("qas next page by cursor", f"/api/qas/?project={p}&page_size=25&ordering=id&cursor={cursor}")
-        measure("units of a batch page 1", f"/api/units/?batch={project.batches.first().pk}&page_size=50")
-        measure("assignments page 1 (-id)", f"/api/assignments/?project={p}&page_size=50&ordering=-id")
-        measure("adjudication queue summary (cold)", f"/api/projects/{p}/adjudication/queue/?summary=true",
-                repeat=1, target_ms=1000)
-        measure("adjudication queue summary (warm)", f"/api/projects/{p}/adjudication/queue/?summary=true",
-                target_ms=1000)
-        measure("adjudication queue page (limit 100)", f"/api/projects/{p}/adjudication/queue/?limit=100",
-                target_ms=1000)
-        measure("report summary (cold: builds)", f"/api/projects/{p}/report/?section=summary", repeat=1,
-                target_ms=1000)
-        measure("report summary (cached)", f"/api/projects/{p}/report/?section=summary", target_ms=1000)
-        measure("report workers page 2", f"/api/projects/{p}/report/?section=workers&page=2&page_size=50",
-                target_ms=1000)
+        if args.only != "exports":
+            cache.clear()  # in-process; a fresh gunicorn worker starts with an empty local cache
+            measure("workers page 1 (cold: metrics computed)", f"/api/workers/?project={p}&page_size=50", repeat=1,
+                    target_ms=1000)
+            measure("workers page 1 (with metrics)", f"/api/workers/?project={p}&page_size=50")
+            measure("workers last page (with metrics)", f"/api/workers/?project={p}&page_size=50&page=last")
+            measure("workers search one external id", f"/api/workers/?project={p}&search={one.external_id}")
+            measure("batches (9)", f"/api/batches/?project={p}&page_size=100")
+            measure("responses page 1", f"/api/responses/?project={p}&page_size=20", key="list_first")
+            measure(f"responses page {last_resp} (last)", f"/api/responses/?project={p}&page_size=20&page={last_resp}",
+                    key="list_last")
+            measure(f"responses middle page {last_resp // 2}",
+                    f"/api/responses/?project={p}&page_size=20&page={max(1, last_resp // 2)}")
+            measure("responses search + filter", f"/api/responses/?project={p}&page_size=20&search=r77&system=sysB",
+                    key="list_filter")
+            measure("qas page 1", f"/api/qas/?project={p}&page_size=25&ordering=id")
+            measure(f"qas page {last_qa} (last)", f"/api/qas/?project={p}&page_size=25&ordering=id&page={last_qa}")
+            measure(f"qas middle page {last_qa // 2}",
+                    f"/api/qas/?project={p}&page_size=25&ordering=id&page={last_qa // 2}")
+            cursor = client.request("get", f"/api/qas/?project={p}&page_size=25&ordering=id&cursor=").json()["next_cursor"]
+            measure("qas next page by cursor", f"/api/qas/?project={p}&page_size=25&ordering=id&cursor={cursor}")
+            measure("units of a batch page 1", f"/api/units/?batch={project.batches.first().pk}&page_size=50")
+            measure("assignments page 1 (-id)", f"/api/assignments/?project={p}&page_size=50&ordering=-id")
+            measure("adjudication queue summary (cold)", f"/api/projects/{p}/adjudication/queue/?summary=true",
+                    repeat=1, target_ms=1000)
+            measure("adjudication queue summary (warm)", f"/api/projects/{p}/adjudication/queue/?summary=true",
+                    target_ms=1000)
+            measure("adjudication queue page (limit 100)", f"/api/projects/{p}/adjudication/queue/?limit=100",
+                    target_ms=1000)
+            measure("report summary (cold: builds)", f"/api/projects/{p}/report/?section=summary", repeat=1,
+                    target_ms=1000)
+            measure("report summary (cached)", f"/api/projects/{p}/report/?section=summary", target_ms=1000)
+            measure("report workers page 2", f"/api/projects/{p}/report/?section=workers&page=2&page_size=50",
+                    target_ms=1000)
         if not args.skip_exports:
             measure("export qa-jsonl (streamed)", f"/api/projects/{p}/export/?export_format=qa-jsonl", repeat=1,
                     target_ms=30_000, key="export_jsonl")

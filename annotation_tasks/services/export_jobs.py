@@ -115,6 +115,8 @@ def _body(job: Job, progress: jobs.Progress) -> dict[str, Any]:
     except exports.ExportError as exc:
         shutil.rmtree(folder, ignore_errors=True)
         raise jobs.JobFailed(str(exc)) from exc
+    finally:
+        exports.release_memory()  # the worker lives on: the next export starts from its baseline, not this peak
     progress.set(done=max(job.total, lines or 0))
     return {"file": target.name, "bytes": target.stat().st_size, "lines": lines,
             "download": f"/api/jobs/{job.pk}/download/"}

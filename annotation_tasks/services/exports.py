@@ -9,6 +9,7 @@ project's labels before the first line).
 """
 from __future__ import annotations
 
+import ctypes
 import itertools
 import json
 import os
@@ -22,7 +23,7 @@ from typing import Any, TextIO
 import numpy as np
 import pandas as pd
 from django.db import connections
-from django.db.models import Count, Q, QuerySet
+from django.db.models import Count, Max, Min, Q, QuerySet
 
 from annotation_tasks.analysis.aggregation import categories_for, majority_from_counts
 from annotation_tasks.analysis.agreement import fleiss_kappa, krippendorff_alpha, percent_unanimous
@@ -209,20 +210,29 @@ PAIRS_PER_READ = 500  # (response, worker) pairs per query when reading the vote
 
 
 def _fetched(queryset: QuerySet) -> Iterator[tuple]:
-    """The rows of a values_list as the database gives them, fetched ROWS_PER_READ at a time on a plain cursor: not
-    Django's .iterator(), whose PostgreSQL server-side cursor rules out a parallel plan (these GROUP BYs over every
-    vote of a project ran at a third of the speed)."""
+    """The rows of a values_list as the database gives them, ROWS_PER_READ at a time. Not Django's .iterator():
+    its PostgreSQL server-side cursor rules out a parallel plan (these GROUP BYs over every vote of a project ran at
+    a third of the speed); nor a plain fetch, which holds the whole result in libpq (~80 MB for 480k rows): on
+    PostgreSQL psycopg's stream() (libpq's chunked rows mode), elsewhere fetchmany."""
     sql, params = queryset.query.sql_with_params()
-    with connections[queryset.db].cursor() as cursor:
+    connection = connections[queryset.db]
+    with connection.cursor() as cursor:
+        if connection.vendor == "postgresql":
+            yield from cursor.cursor.stream(sql, params, size=ROWS_PER_READ)
+            return
         cursor.execute(sql, params)
         while rows := cursor.fetchmany(ROWS_PER_READ):
             yield from rows
 
 
-def _int_rows(queryset: QuerySet, width: int) -> np.ndarray:
-    """(n, width) int64 of an all-integer values_list (no Python tuple kept per row)."""
-    flat = np.fromiter(itertools.chain.from_iterable(_fetched(queryset)), dtype=np.int64)
-    return flat.reshape(-1, width)
+def _int_chunks(queryset: QuerySet, width: int) -> Iterator[np.ndarray]:
+    """(n, width) int64 arrays of an all-integer values_list, ROWS_PER_READ rows each (no Python tuple kept)."""
+    rows = _fetched(queryset)
+    while True:
+        flat = np.fromiter(itertools.chain.from_iterable(itertools.islice(rows, ROWS_PER_READ)), dtype=np.int64)
+        if not len(flat):
+            return
+        yield flat.reshape(-1, width)
 
 
 class _Lookup:
@@ -244,25 +254,29 @@ class _Lookup:
 @dataclass
 class _LevelCounts:
     """One level's counted votes as counts: counts[i, c] votes of label labels[c] on item item_ids[i] (ids sorted,
-    as aggregation.item_counts orders them), the split code of each item (-1: none), and the distinct (split code,
-    worker id) pairs of its voters."""
+    as aggregation.item_counts orders them), the split code of each item (-1: none), and the distinct voters of
+    each split as (split code + 1) << 40 | worker id."""
 
     labels: list[Any]
     item_ids: np.ndarray
     counts: np.ndarray
     item_splits: np.ndarray
-    voters: np.ndarray  # (n, 2): split code, worker id; one row per distinct pair
+    voters: np.ndarray
+
+
+WORKER_BITS = 40  # voters' keys: the split code above a worker id
 
 
 def _level_counts(project: Project, level: str, splits: _Lookup) -> _LevelCounts | None:
-    """The level's counted labels counted by PostgreSQL (or SQLite), not read a vote at a time: one GROUP BY
-    (item, stored value) for the count matrix and one GROUP BY (response, worker) for the voters per split, so
-    Python sees a row per item and per voter of a response instead of a row per vote (971k labels: ~440k + ~340k
-    small integer rows, nothing kept per vote).
+    """The level's counted labels counted by PostgreSQL (or SQLite), not read a vote at a time: one GROUP BY item
+    (a yes count beside the total for a two-label level; else by item and stored value) for the count matrix, and
+    one GROUP BY (response, worker) for the voters per split, so Python sees a row per item and per voter of a
+    response instead of a row per vote (971k labels: 324k + 341k rows of integers, read 20,000 at a time).
 
     As frames.labels_frame, only the level's own items count (spec.items) and a worker counts once per item, by
-    their earliest assignment's vote (a test-retest repeat never outranks it): a (response, worker) pair whose
-    votes outnumber its distinct items holds such repeats, and only those pairs' votes are read to take them off."""
+    their earliest assignment's vote (a test-retest repeat never outranks it): only a (response, worker) pair with
+    two assignments can hold such a repeat (one label per assignment and item), and only those pairs' votes are
+    read to take the repeats off."""
     spec = label_level(level)
     item_fk = spec.item_field.removesuffix("_id")
     labels = spec.counted_labels(project).filter(
@@ -270,6 +284,43 @@ def _level_counts(project: Project, level: str, splits: _Lookup) -> _LevelCounts
     if spec.names is None:  # label_of gives the stored value: a null one is no label
         labels = labels.exclude(**{f"{spec.value_field}__isnull": True})
     response_field = f"{item_fk}__response_id"
+    if spec.names is not None:  # two labels: per item its votes and those of the first (true) label
+        parts = list(_int_chunks(labels.values_list(spec.item_field, response_field).annotate(
+            n=Count("pk"), yes=Count("pk", filter=Q(**{spec.value_field: True}))), 4))
+        if not parts:
+            return None
+        got = np.concatenate(parts)
+        del parts
+        order = np.argsort(got[:, 0], kind="stable")
+        got = got[order]
+        codes: dict[Any, int] = {spec.names[0]: 0, spec.names[1]: 1}
+        item_ids, responses = got[:, 0].copy(), got[:, 1].copy()
+        counts = np.stack([got[:, 3], got[:, 2] - got[:, 3]], axis=1)
+        del got, order
+    else:
+        found = _value_counts(labels, spec, response_field)
+        if found is None:
+            return None
+        codes, item_ids, responses, counts = found
+    item_splits = _split_codes(splits, responses)
+    del responses
+    voters = array("q")
+    repeated: list[np.ndarray] = []
+    pairs = labels.values_list(response_field, "assignment__worker_id").annotate(
+        first=Min("assignment_id"), last=Max("assignment_id"))
+    for chunk in _int_chunks(pairs, 4):
+        voters.frombytes((((_split_codes(splits, chunk[:, 0]) + 1) << WORKER_BITS) | chunk[:, 1]).tobytes())
+        repeated.append(chunk[chunk[:, 2] != chunk[:, 3]][:, :2])
+    if repeated and sum(len(r) for r in repeated):
+        _drop_repeats(spec, labels, np.concatenate(repeated), codes, item_ids, counts)
+    return _LevelCounts(labels=list(codes), item_ids=item_ids, counts=counts, item_splits=item_splits,
+                        voters=np.unique(np.frombuffer(voters, dtype=np.int64)))
+
+
+def _value_counts(labels: QuerySet, spec: Any, response_field: str
+                  ) -> tuple[dict[Any, int], np.ndarray, np.ndarray, np.ndarray] | None:
+    """(label columns, sorted item ids, their responses, counts) of a level whose labels are stored values: one
+    GROUP BY (item, value)."""
     codes: dict[Any, int] = {}
     item_col, response_col, code_col, n_col = array("q"), array("q"), array("q"), array("q")
     grouped = labels.values_list(spec.item_field, response_field, spec.value_field).annotate(n=Count("pk"))
@@ -282,19 +333,20 @@ def _level_counts(project: Project, level: str, splits: _Lookup) -> _LevelCounts
         return None
     items = np.frombuffer(item_col, dtype=np.int64)
     item_ids, first, row_of = np.unique(items, return_index=True, return_inverse=True)
-    n_labels = len(codes)
-    flat = np.bincount(row_of * n_labels + np.frombuffer(code_col, dtype=np.int64),
-                       weights=np.frombuffer(n_col, dtype=np.int64), minlength=len(item_ids) * n_labels)
-    counts = flat.astype(np.int64).reshape(len(item_ids), n_labels)
-    item_splits = _split_codes(splits, np.frombuffer(response_col, dtype=np.int64)[first])
-    del item_col, response_col, code_col, n_col, items, first, row_of, flat
-    pairs = _int_rows(labels.values_list(response_field, "assignment__worker_id").annotate(
-        n=Count("pk"), items=Count(spec.item_field, distinct=True)), 4)
-    repeated = pairs[pairs[:, 2] != pairs[:, 3]][:, :2]
-    if len(repeated):
-        _drop_repeats(spec, labels, repeated, codes, item_ids, counts)
-    voters = np.unique(np.stack([_split_codes(splits, pairs[:, 0]), pairs[:, 1]], axis=1), axis=0)
-    return _LevelCounts(labels=list(codes), item_ids=item_ids, counts=counts, item_splits=item_splits, voters=voters)
+    flat = np.bincount(row_of * len(codes) + np.frombuffer(code_col, dtype=np.int64),
+                       weights=np.frombuffer(n_col, dtype=np.int64), minlength=len(item_ids) * len(codes))
+    counts = flat.astype(np.int64).reshape(len(item_ids), len(codes))
+    return codes, item_ids, np.frombuffer(response_col, dtype=np.int64)[first].copy(), counts
+
+
+def release_memory() -> None:
+    """Hand the heap pages freed so far back to the operating system (glibc's malloc_trim; nothing elsewhere): a
+    long-lived Celery worker keeps the pages of an export's freed rows otherwise, and the next export's peak
+    stacks on them."""
+    try:
+        ctypes.CDLL(None).malloc_trim(0)
+    except (AttributeError, OSError):
+        pass
 
 
 def _split_codes(splits: _Lookup, responses: np.ndarray) -> np.ndarray:
@@ -353,14 +405,15 @@ def _agreement_row(level: str, counts: np.ndarray, labels: list[Any], n_workers:
 def _level_rows(level: str, got: _LevelCounts, by: str | None, split_names: list[str]) -> list[dict[str, Any]]:
     """analysis.agreement.agreement_table's rows of one level: over all items, then per split in sorted order (the
     items without a split last, group None)."""
+    workers = got.voters & ((1 << WORKER_BITS) - 1)
     rows = [{"level": level, "by": by, "group": None,
-             **_agreement_row(level, got.counts, got.labels, len(np.unique(got.voters[:, 1])))}]
+             **_agreement_row(level, got.counts, got.labels, len(np.unique(workers)))}]
     if by is None:
         return rows
     for code in [*range(len(split_names)), -1]:
         kept = got.item_splits == code
         if kept.any():
-            n_workers = int(np.count_nonzero(got.voters[:, 0] == code))
+            n_workers = int(np.count_nonzero((got.voters >> WORKER_BITS) == code + 1))
             rows.append({"level": level, "by": by, "group": split_names[code] if code >= 0 else None,
                          **_agreement_row(level, got.counts[kept], got.labels, n_workers)})
     return rows
@@ -404,6 +457,7 @@ def card_agreement(project: Project, *, by: str | None, campaign_frame: pd.DataF
     for level in sorted(frames.LEVELS):
         got = _level_counts(project, level, splits)
         if got is not None:
+            release_memory()  # the rows read are gone: krippendorff's (items x labels x labels) arrays come next
             rows += _level_rows(level, got, by, split_names)
     return rows  # plain Python values already (what reports.to_jsonable gives the report's rows)
 
