@@ -293,10 +293,13 @@ def _level_counts(project: Project, level: str, splits: _Lookup) -> _LevelCounts
         del parts
         order = np.argsort(got[:, 0], kind="stable")
         got = got[order]
-        codes: dict[Any, int] = {spec.names[0]: 0, spec.names[1]: 1}
+        # columns in the level's category order (the analysis's), so the whole matrix goes to it without a copy
+        first = categories_for(level, list(spec.names))[0] == spec.names[0]
+        codes: dict[Any, int] = {spec.names[0]: 0 if first else 1, spec.names[1]: 1 if first else 0}
         item_ids, responses = got[:, 0].copy(), got[:, 1].copy()
-        counts = np.stack([got[:, 3], got[:, 2] - got[:, 3]], axis=1)
-        del got, order
+        yes, no = got[:, 3], got[:, 2] - got[:, 3]
+        counts = np.stack([yes, no] if first else [no, yes], axis=1)
+        del got, order, yes, no
     else:
         found = _value_counts(labels, spec, response_field)
         if found is None:
@@ -313,7 +316,7 @@ def _level_counts(project: Project, level: str, splits: _Lookup) -> _LevelCounts
         repeated.append(chunk[chunk[:, 2] != chunk[:, 3]][:, :2])
     if repeated and sum(len(r) for r in repeated):
         _drop_repeats(spec, labels, np.concatenate(repeated), codes, item_ids, counts)
-    return _LevelCounts(labels=list(codes), item_ids=item_ids, counts=counts, item_splits=item_splits,
+    return _LevelCounts(labels=sorted(codes, key=codes.__getitem__), item_ids=item_ids, counts=counts, item_splits=item_splits,
                         voters=np.unique(np.frombuffer(voters, dtype=np.int64)))
 
 
@@ -383,10 +386,13 @@ def _agreement_row(level: str, counts: np.ndarray, labels: list[Any], n_workers:
     observed = [labels[c] for c in np.flatnonzero(counts.sum(axis=0))]
     categories = categories_for(level, observed)
     column = {label: c for c, label in enumerate(labels)}
-    matrix = np.zeros((len(counts), len(categories)), dtype=np.int64)
-    for k, category in enumerate(categories):
-        if category in column:
-            matrix[:, k] = counts[:, column[category]]
+    if list(categories) == list(labels):  # already in the category order: no copy of the (items x labels) matrix
+        matrix = counts
+    else:
+        matrix = np.zeros((len(counts), len(categories)), dtype=np.int64)
+        for k, category in enumerate(categories):
+            if category in column:
+                matrix[:, k] = counts[:, column[category]]
     winner, _tie = majority_from_counts(matrix)
     shares = np.bincount(winner, minlength=len(categories)) / len(winner) * 100.0
     n_labels = int(matrix.sum())
@@ -405,9 +411,9 @@ def _agreement_row(level: str, counts: np.ndarray, labels: list[Any], n_workers:
 def _level_rows(level: str, got: _LevelCounts, by: str | None, split_names: list[str]) -> list[dict[str, Any]]:
     """analysis.agreement.agreement_table's rows of one level: over all items, then per split in sorted order (the
     items without a split last, group None)."""
-    workers = got.voters & ((1 << WORKER_BITS) - 1)
-    rows = [{"level": level, "by": by, "group": None,
-             **_agreement_row(level, got.counts, got.labels, len(np.unique(workers)))}]
+    n_workers = len(np.unique(got.voters & ((1 << WORKER_BITS) - 1)))
+    got.item_ids = got.item_ids[:0]  # not read from here on: its pages go before the coefficients' arrays
+    rows = [{"level": level, "by": by, "group": None, **_agreement_row(level, got.counts, got.labels, n_workers)}]
     if by is None:
         return rows
     for code in [*range(len(split_names)), -1]:
