@@ -35,6 +35,27 @@ Start RSS of each export process (Django + the analysis stack imported): 209-210
   At --scale 0.2 (194,292 labels), load 13: qa-jsonl job 64.3 s before this work's first commit (cda7c09's parent),
   40.9 s after it; cProfile of 20,000 lines at load ~15: 10.2 s at 200 responses a chunk, 7.1 s at 1,000.
   card_agreement alone on Scale 1.0: 25 s, peak growth 188 MB (first version) -> ~150 MB (7e64bae).
+
+2026-12-05, a copy of it (factcrowd_scale_ha), PostgreSQL 15; HEAD af023d9 (before) against this work (after):
+  bench/bench_scale.py --scale 1 --keep --server --port 867x --only exports --repeat 1 \
+      --database-url postgres://factcrowd:factcrowd@127.0.0.1:5432/factcrowd_scale_ha --json-out /tmp/x.json
+  (gunicorn worker + Celery solo worker; the Celery worker is at ~236 MB before its first export)
+                         before (08:20-08:22 UTC, load 0.8-1.7)   after (08:17-08:19 UTC, load 0.8-0.9)
+  streamed qa-jsonl      24.3 s, gunicorn +37 MB                  16.9 s, gunicorn +21 MB (same 173,375,475 B)
+  qa-jsonl CSV job       35.4 s, Celery peak 263.5 MB             28.6 s, Celery peak 256.3 MB
+  hf-dataset job         48.1 s, Celery peak 387.5 MB             36.3 s, Celery peak 308.1 MB (same 7,710,464 B)
+  (the brief's HEAD figures, 2026-12-04 at load 2.6-3.4: 35.5 s / 52.5 s, 264 MB / 68.3 s, 389 MB)
+  In-process, one export per process (/tmp scripts, same database):
+  qa-jsonl export_to_path  25.2 s (load 1.8) -> 18.8 s (load 2.0); sha256 68f48137... identical
+  span lines               20.5 s (load 3.1) -> 7.7 s (load 2.3); sha256 c19c0300... identical
+  card_agreement(split)    5.6-7.9 s, peak +134 MB (load 3.2-4.8) -> 2.6 s, +59 MB (load 0.7); same rows
+  What changed: qa/span lines read a chunk's assignments once (status, worker, retest, pseudonym columns), count
+  majorities and soft labels in one numpy pass, build each record as one dict literal (encoder made once);
+  the card's agreement is counted per item in SQL (no frame of every vote); scipy.stats (45 MB) is no longer
+  imported by an export (betaincinv gives beta.ppf's bits). The HF job's peak is card_agreement's: ~40 MB of it is
+  krippendorff's (items x labels x labels) arrays on the whole count matrix; a fresh worker whose first export is
+  the dataset would peak near 295 MB (236 + the card's +59 measured in-process; not run through the server), after
+  a CSV job (scipy.special and the exporters imported: 254 MB) it peaked at 308 MB: the 300 MB goal is missed by 8.
 """
 from __future__ import annotations
 

@@ -16,7 +16,9 @@ backend/gunicorn_conf.py (WEB_CONCURRENCY=1, so its one worker's RSS is the figu
 pool) on 127.0.0.1:--port against the same database, asks them over HTTP with the researcher's token, and reports
 the gunicorn worker's RSS, its growth and its peak (VmHWM, reset per request kind) for each request, and the
 Celery worker's for each export Job; without it, Django's test client in this process (the view's own cost).
---json-out writes the figures (bench/bench_label_studio.py reads them for its ratios).
+--json-out writes the figures (bench/bench_label_studio.py reads them for its ratios). --only exports measures
+the streamed JSONL and the export Jobs alone (bench/bench_exports.py holds its 2026-12-05 before/after figures:
+streamed qa-jsonl 24.3 -> 16.9 s, HF dataset job 48.1 -> 36.3 s and Celery peak 388 -> 308 MB, load 0.8-1.7).
 The full-scale build (--scale 1) took 930 s at load ~15 (2026-12-04 20:24-20:39 UTC), peak ~1.3 GB.
 
 Measured 2026-12-04 16:52-16:57 UTC, --scale 0.1 on PostgreSQL 15 (11,354 units, 32,382 QAs, 97,146 labels,
