@@ -66,6 +66,20 @@ def test_export_streams_what_the_cli_writes(world, as_user):
     assert as_user("bob").get(f"/api/projects/{world.a.pk}/export/", {"export_format": "qa-jsonl"}).status_code == 404
 
 
+def test_streamed_export_sends_its_first_line_alone_then_blocks(world, as_user, monkeypatch):
+    from annotation_tasks.api import operations
+
+    lines = [json.dumps({"n": n, "text": "é" * (n % 7)}) for n in range(50)]
+    monkeypatch.setattr(operations.exports, "export_lines", lambda *a, **k: iter(lines))
+    monkeypatch.setattr(operations, "_STREAM_BLOCK", 200)
+    answer = as_user("alice").get(f"/api/projects/{world.a.pk}/export/", {"export_format": "qa-jsonl"})
+    chunks = list(answer.streaming_content)
+    assert b"".join(chunks).decode() == "".join(line + "\n" for line in lines)
+    assert chunks[0].decode() == lines[0] + "\n"  # the first byte does not wait for a block
+    assert all(c.endswith(b"\n") for c in chunks)  # a block holds whole lines
+    assert 50 * 12 // 200 <= len(chunks) < 50  # about one write per 200 characters, not one per line
+
+
 def test_report_is_the_report_service_dict(world, as_user):
     from annotation_tasks.services.reports import build_report
 
