@@ -2,13 +2,18 @@
 
 Services queue these by name (services.jobs.KINDS), so nothing imports this module but Celery's autodiscovery:
 the dependency runs one way, celery_tasks -> services.
+
+What a task alone needs is imported in it, not here: a worker imports this module at boot, and services.quality
+(pandas, pyarrow, krippendorff through analysis.agreement) and services.scoring (numpy, pandas) made every idle
+worker ~80 MB larger before it ran a job (tests/jobs/test_worker_boot.py keeps the boot path free of them;
+backend/celery_app.py keeps the URLconf out of it).
 """
 
 from celery import shared_task
 
 from annotation_tasks.crowd import ProviderError
 from annotation_tasks.models import Assignment, Batch
-from annotation_tasks.services import batch_jobs, jobs, parsing, publishing, quality, queue, scoring, uploads
+from annotation_tasks.services import batch_jobs, jobs, parsing, publishing, queue, uploads
 
 
 @shared_task(name="annotation_tasks.expire_abandoned_assignments")
@@ -52,6 +57,8 @@ def sync_open_batches() -> dict:
 @shared_task(name="annotation_tasks.approve_batch", bind=True, max_retries=5, default_retry_delay=60)
 def approve_batch(self, batch_id: int) -> dict:
     """Apply a batch's approval policy now; a platform failure retries later (decisions are idempotent)."""
+    from annotation_tasks.services import quality  # pandas: loaded by the first job that needs it
+
     try:
         return quality.apply_approval_policy(Batch.objects.get(pk=batch_id))
     except (ProviderError, quality.DecisionInProgress) as exc:
@@ -61,6 +68,8 @@ def approve_batch(self, batch_id: int) -> dict:
 @shared_task(name="annotation_tasks.pay_bonus", bind=True, max_retries=5, default_retry_delay=60)
 def pay_bonus(self, assignment_id: int, amount: str, reason: str, key: str = "") -> int:
     """Pay one bonus; retries reuse the same request token, so a bonus is never paid twice."""
+    from annotation_tasks.services import quality
+
     try:
         return quality.pay_bonus(Assignment.objects.get(pk=assignment_id), amount, reason, key=key).pk
     except (ProviderError, quality.DecisionInProgress) as exc:
@@ -88,6 +97,8 @@ def run_sync_job(job_id: int) -> str:
 @shared_task(name="annotation_tasks.score_items")
 def score_items(job_id: int) -> str:
     """Score a project's QAs and atomic facts with one scorer (ItemScore per item, scorer, version); resumable."""
+    from annotation_tasks.services import scoring  # numpy, pandas
+
     return scoring.run_score_job(job_id).status
 
 

@@ -1,9 +1,17 @@
-"""The Celery application. Broker and result backend come from Django settings (CELERY_*)."""
+"""The Celery application. Broker and result backend come from Django settings (CELERY_*).
+
+A worker does not run Django's system checks when it loads its tasks (CELERY_SKIP_CHECKS, read by Celery's Django
+fixup): the URL checks import the URLconf, so every view, and with them pandas, pyarrow, scipy and krippendorff
+(services.exports, services.adjudication, analysis.uncertainty): an idle worker was 225 MB where its tasks need
+~57 MB (tests/jobs/test_worker_boot.py). The checks still run in `manage.py check` / `migrate` and the web process;
+set CELERY_SKIP_CHECKS= (empty) to run them in a worker too.
+"""
 import os
 
 from celery import Celery, signals
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "backend.settings")
+os.environ.setdefault("CELERY_SKIP_CHECKS", "1")
 
 app = Celery("factcrowd")
 app.config_from_object("django.conf:settings", namespace="CELERY")
