@@ -123,3 +123,21 @@ def test_the_shipped_routing_posterior_is_the_dev_fit_and_keeps_its_replay_figur
     assert live["threshold"] == threshold
     assert live["per_item"]["agreement_pct"] >= 99.0 and live["per_item"]["saved_pct"] >= 48.5, live
     assert live["per_unit"]["agreement_pct"] >= 99.0 and live["per_unit"]["saved_pct"] >= 14.0, live
+
+
+@pytest.mark.slow  # ~10 s: nested CV by source (5 outer x 4 inner logistic fits per first-label value)
+def test_calibrated_first_label_stopping_keeps_its_held_out_figures():
+    """bench/bench_adaptive.py --calibrated (issue 26 item 3): first-label stopping with the score calibrated per
+    dataset and asymmetric thresholds chosen on the training sources only, replayed on held-out sources. Its held-out
+    figure at the 99% target (50.7% saved at 99.07%) stays near the posterior's, and the 2-1 vs unanimous AUC that
+    explains why 55% is out of reach stays low; a broken score (constant) loses the savings."""
+    module = bench("bench_adaptive")
+    path = shared_file("qasem_consistency", "dev.jsonl")
+    votes, datasets = module.votes_of(path), module.datasets_of(path)
+    sources = module.structure_of(path)["sources"]
+    x = module._prior_features(oof_scores(), datasets)
+    held_out = module.calibrated_policy(votes, x, sources, 99.0)
+    assert held_out["agreement_pct"] >= 98.9 and 49.5 <= held_out["saved_pct"] < 55.0, held_out
+    assert module.split_auc(votes, x, sources) < 0.7
+    broken = module.calibrated_policy(votes, module._prior_features(np.full(len(votes), 0.5), datasets), sources, 99.0)
+    assert broken["saved_pct"] < 45.0, broken
