@@ -260,14 +260,24 @@ def _grouped(labels: Any, boolean: bool) -> tuple[np.ndarray, np.ndarray, np.nda
     sql, params = labels.query.get_compiler(connection=connection).as_sql()
     cte = f"WITH q (c0, c1, c2) AS ({sql}) "
     if connection.vendor == "postgresql" and boolean:
-        wrapped = (cte + "SELECT COALESCE(c0, 0), COALESCE(c1, false), COALESCE(c2, 0), COUNT(*), GROUPING(c2) "
-                   "FROM q GROUP BY GROUPING SETS ((c0, c1), (c2))")
+        # each grouping set's own columns only, a count and its value in one number (n * 2 + value), in binary:
+        # three columns of 8 bytes a group where five for every row (in hex text) made libpq's buffer and the
+        # fetched values ~165 MB of the queue build's 291 MB peak at 10^6 labels
+        grouped = ("SELECT COALESCE(c0, 0) AS i, COALESCE(c1, false) AS v, COALESCE(c2, 0) AS a, COUNT(*) AS n, "
+                   "GROUPING(c2) AS g FROM q GROUP BY GROUPING SETS ((c0, c1), (c2))")
+        wrapped = (cte + f", g AS ({grouped}) SELECT string_agg(int8send(i), '') FILTER (WHERE g = 1), "
+                   "string_agg(int8send(n * 2 + v::int), '') FILTER (WHERE g = 1), "
+                   "string_agg(int8send(a), '') FILTER (WHERE g = 0) FROM g")
         with transaction.atomic():
             with connection.cursor() as cursor:
                 cursor.execute("SET LOCAL jit = off")  # compiling this one statement cost 0.2 s
-            data = frames._packed(connection, wrapped, params, [False, True, False, False, False])
-        by_item, by_assignment = data[data[:, 4] == 1], data[data[:, 4] == 0]
-        return by_item[:, 0], by_item[:, 1], by_item[:, 3], by_assignment[:, 2]
+                frames.binary_results(cursor)
+                cursor.execute(wrapped, params)
+                packed = [frames.int8_array(v) for v in cursor.fetchone()]
+        items, counts_values, assignments = packed
+        if len(items) != len(counts_values):
+            raise ValueError(f"a grouped column read NULL values: {len(items)} != {len(counts_values)}")
+        return items, counts_values & 1, counts_values >> 1, assignments
     with connection.cursor() as cursor:
         cursor.execute(cte + "SELECT c0, c1, COUNT(*) FROM q GROUP BY c0, c1", params)
         rows = cursor.fetchall()
