@@ -84,6 +84,17 @@ page 68 ms; report summary 747 ms (peak +20 MB) once the counts are kept (here b
 (peak 484 MB), warm 48 ms; report summary 729 ms (peak 205 MB), kept 23 ms; the full build (workers page 2, cold)
 peak 635 MB. Misses: a summary with nothing kept is over 1 s (reading 10^6 labels is ~2 s here whichever way), and
 the queue table or full report built in a worker without a shared cache is still over 300 MB.
+
+Worker memory (issue 25 item 3), 2026-12-05, on factcrowd_scale_he (a copy of factcrowd_scale_hc), `DEBUG=true
+.venv/bin/python bench/bench_scale.py --scale 1 --keep --server --port 8700 --only exports --database-url
+postgres://factcrowd:factcrowd@127.0.0.1:5432/factcrowd_scale_he`: before (1a1eb5c + 39f984b, 08:31-08:35 UTC,
+load 3.4-4.9) the Celery worker idled at 235 MB (its boot imported pandas, pyarrow, scipy and krippendorff:
+services.quality and services.scoring at celery_tasks' top, and Django's system checks, run by Celery's fixup,
+imported the URLconf with every view), CSV job peak 256 MB, HF dataset job peak 308 MB; after ba9dc86 (tasks
+import those services when they run; the worker skips the checks: tests/jobs/test_worker_boot.py) and 7e76570
+(08:36-08:39 UTC, load 2.5-4.3, with profiling runs beside it: the jobs' seconds are not comparable) it idles at
+77 MB, CSV job peak 194 MB, HF dataset job peak 246 MB. The gunicorn worker still starts at 168 MB (the master
+preloads pandas for quality control on purpose: backend/gunicorn_conf.py).
 """
 from __future__ import annotations
 
