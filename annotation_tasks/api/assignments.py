@@ -28,7 +28,7 @@ from annotation_tasks.api.serializers import (
     QualityDecisionSerializer,
 )
 from annotation_tasks.crowd import ProviderError
-from annotation_tasks.models import Assignment, Source, Worker
+from annotation_tasks.models import Assignment, Source, Unit, Worker
 
 
 class AssignmentMessageSerializer(serializers.Serializer):
@@ -52,7 +52,9 @@ class AssignmentSearchFilter(WorkerSearchFilter):
             workers = Worker.objects.filter(Q(display_name__icontains=term) | Q(external_id__icontains=term)
                                             | Q(user__username__icontains=term))
             sources = Source.objects.filter(external_id__icontains=term)
-            queryset = queryset.filter(Q(worker_id__in=self._ids(workers)) | Q(unit__source_id__in=self._ids(sources))
+            units = Unit.objects.filter(source_id__in=self._ids(sources))
+            # three index paths (worker, unit, the partial index of assignments with feedback), no join
+            queryset = queryset.filter(Q(worker_id__in=self._ids(workers)) | Q(unit_id__in=self._ids(units))
                                        | (~Q(feedback="") & Q(feedback__icontains=term)))
         return queryset
 
@@ -71,7 +73,7 @@ class AssignmentViewSet(viewsets.ReadOnlyModelViewSet):
                      "unit__source__external_id", "feedback"]
     pseudonym_lookup = "worker_id"
     filter_fields = {
-        "project": ("unit__project_id", int),
+        "project": ("project_id", int),
         "batch": ("unit__batch_id", int),
         "unit": ("unit_id", int),
         "worker": ("worker_id", int),
@@ -84,12 +86,12 @@ class AssignmentViewSet(viewsets.ReadOnlyModelViewSet):
         projects = researcher_project_ids(user)
         asked = self.request.query_params.get("project", "")
         if asked.isdigit() and int(asked) in projects:
-            # one of the caller's projects: all its assignments, so "or my own" adds none, and the count joins
-            # units only (no OR over a worker join: half a 10^5-row count, issue 25)
-            scope = Q(unit__project_id=int(asked))
+            # one of the caller's projects: all its assignments, so "or my own" adds none; Assignment.project
+            # (kept on the row) so the count and pages, by id or by status, are index scans with no join (issue 25)
+            scope = Q(project_id=int(asked))
         else:
             mine = Q(worker__user=user) if user.is_authenticated else Q(pk__in=[])
-            scope = Q(unit__project_id__in=projects) | mine
+            scope = Q(project_id__in=projects) | mine
         # no DISTINCT: every join here follows a foreign key (one row each), and a DISTINCT count over every
         # column of 10^5 assignments was most of a page (issue 25)
         return Assignment.objects.filter(scope).select_related("worker__user", "unit")

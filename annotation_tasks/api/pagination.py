@@ -6,6 +6,11 @@ found on the bare, filtered and ordered ids first (an index scan; pages past the
 end, so no offset is more than half the list), and only that page's rows are then loaded with what the view
 adds to them (`view.annotate_page(queryset)`: counts, prefetches). `?cursor=` (the `next_cursor` of a previous
 answer) seeks by the ordering's values instead of an offset (keyset pagination): constant time at any depth.
+
+A searched list, or one filtered by what no index holds, cannot count or offset on an index alone: each of the two passes read every row of the project (a `?search=` LIKE over 3*10^5
+QAs, a `?status=` join of 3*10^5 assignments to their units: 240-440 ms, issue 25). Its page and its count come
+from one query instead (`COUNT(*) OVER ()` beside the page's ids), so the rows are read once; the view says so by
+setting `one_pass` in its filter_queryset.
 """
 from __future__ import annotations
 
@@ -17,7 +22,7 @@ from decimal import Decimal
 from typing import Any
 
 from django.core.paginator import InvalidPage
-from django.db.models import Q, QuerySet
+from django.db.models import Count, Q, QuerySet, Window
 from rest_framework.exceptions import NotFound, ValidationError
 from rest_framework.pagination import PageNumberPagination
 from rest_framework.response import Response
@@ -86,6 +91,11 @@ class Pagination(PageNumberPagination):
         fields = _ordering(queryset)
         ordered = queryset.order_by(*fields)
         bare = ordered.values_list("pk", flat=True)
+        if not self.cursor_mode and self._one_pass(queryset, view):
+            ids = self._counted_page(ordered, size, request)
+            rows = self._load(queryset, ids, view)
+            self.next_cursor = _encode([_value(rows[-1], f) for f in fields]) if rows and self.has_next else None
+            return rows
         self.count = _count(queryset)
         if self.cursor_mode:
             raw = request.query_params.get(self.cursor_query_param, "")
@@ -101,16 +111,48 @@ class Pagination(PageNumberPagination):
         self.next_cursor = _encode([_value(rows[-1], f) for f in fields]) if rows and self.has_next else None
         return rows
 
-    def _numbered_page(self, bare: QuerySet, size: int, request) -> list[int]:
+    @staticmethod
+    def _one_pass(queryset: QuerySet, view) -> bool:
+        """Whether the view says its filter reads every row (a search, a filter no index holds): then the count
+        and the page come from one query. An indexed filter keeps the two index scans (count, then offset)."""
+        return bool(getattr(view, "one_pass", False)) and not queryset.query.distinct
+
+    def _counted_page(self, ordered: QuerySet, size: int, request) -> list[int]:
+        """The page's ids and the list's count from one query (`COUNT(*) OVER ()` beside the ids): a filtered
+        list is read once, not once to count and once more to offset. "last" reads the first rows of the other
+        end (the last page is what is left of them past the other pages)."""
         raw = request.query_params.get(self.page_query_param) or 1
-        pages = max(1, -(-self.count // size))
+        counted = ordered.annotate(_list_count=Window(expression=Count("pk"))).values_list("pk", "_list_count")
+        if str(raw) == "last":
+            tail = list(counted.reverse()[:size])
+            self.count = tail[0][1] if tail else 0
+            number = max(1, -(-self.count // size))
+            self._check_page(raw, number, size)
+            return [pk for pk, _ in reversed(tail[:self.count - (number - 1) * size])]
+        number = self._page_number(raw)
+        start = (number - 1) * size
+        rows = list(counted[start:start + size]) if number >= 1 else []
+        self.count = rows[0][1] if rows else _count(ordered)  # past the end (or empty): how far, for the 404
+        self._check_page(raw, number, size)
+        return [pk for pk, _ in rows]
+
+    @staticmethod
+    def _page_number(raw: Any) -> int:
         try:
-            number = int(raw) if str(raw) != "last" else pages
+            return int(raw)
         except ValueError as exc:
             raise NotFound(f"Invalid page ({raw!r}).") from exc
+
+    def _check_page(self, raw: Any, number: int, size: int) -> None:
+        pages = max(1, -(-self.count // size))
         if number < 1 or (number > pages and not (number == 1 and self.count == 0)):
             raise NotFound(str(InvalidPage(f"Invalid page ({raw!r}): that page contains no results")))
         self.page_number, self.pages, self.has_next = number, pages, number < pages
+
+    def _numbered_page(self, bare: QuerySet, size: int, request) -> list[int]:
+        raw = request.query_params.get(self.page_query_param) or 1
+        number = max(1, -(-self.count // size)) if str(raw) == "last" else self._page_number(raw)
+        self._check_page(raw, number, size)
         start = (number - 1) * size
         stop = min(start + size, self.count)
         if start > self.count // 2:  # read from the other end: no offset is over half the list

@@ -86,6 +86,8 @@ class Predicate(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["response", "token_index"], name="one_predicate_per_token")
         ]
+        # a kind's predicates: the QA list's ?kind= asks which kinds a project has (an EXISTS each, issue 25)
+        indexes = [models.Index(fields=["kind"], name="predicate_kind")]
 
 
 def _fill_project(qas: list[QA]) -> None:

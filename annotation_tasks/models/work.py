@@ -149,6 +149,27 @@ class UnitResponse(models.Model):
         constraints = [models.UniqueConstraint(fields=["unit", "response"], name="response_once_per_unit")]
 
 
+def _fill_assignment_project(assignments: list[Assignment]) -> None:
+    """Set `project` from each assignment's unit where it is not set: from the unit object when it is at hand (the
+    annotator's path: no query), else one query for all of them."""
+    missing = [a for a in assignments if a.project_id is None]
+
+    def at_hand(a: Assignment) -> bool:  # the unit object is there, with its project loaded
+        return Assignment.unit.is_cached(a) and "project_id" not in a.unit.get_deferred_fields()  # type: ignore[attr-defined]
+
+    unknown = {a.unit_id for a in missing if not at_hand(a)}
+    owner = dict(Unit.objects.filter(pk__in=unknown).values_list("pk", "project_id")) if unknown else {}
+    for a in missing:
+        a.project_id = a.unit.project_id if at_hand(a) else owner.get(a.unit_id)
+
+
+class AssignmentQuerySet(models.QuerySet):
+    def bulk_create(self, objs, *args, **kwargs):  # type: ignore[no-untyped-def, override]
+        objs = list(objs)
+        _fill_assignment_project(objs)
+        return super().bulk_create(objs, *args, **kwargs)
+
+
 class Assignment(models.Model):
     """A worker's attempt at a unit: draft, submission, times, and what the worker saw."""
 
@@ -212,6 +233,12 @@ class Assignment(models.Model):
         return cls.counted_q(prefix) & Q(**{f"{prefix}unit__is_training": False})
 
     unit = models.ForeignKey(Unit, on_delete=models.CASCADE, related_name="assignments")
+    project = models.ForeignKey(
+        Project, on_delete=models.CASCADE, related_name="+", db_index=False, editable=False,
+        help_text="The unit's project, kept on the assignment (filled on save and bulk_create) so a project's "
+                  "assignment lists, counts by status and the monitor read one index, not a join per assignment "
+                  "(issue 25).",
+    )
     worker = models.ForeignKey(Worker, on_delete=models.CASCADE, related_name="assignments")
     status = models.CharField(max_length=20, choices=Status.choices, default=Status.ASSIGNED)
     provider_assignment_id = models.CharField(max_length=255, blank=True)
@@ -250,7 +277,22 @@ class Assignment(models.Model):
                 name="unique_provider_assignment_per_worker",
             ),
         ]
-        indexes = [models.Index(fields=["unit", "status"]), models.Index(fields=["status", "expires_at"])]
+        indexes = [
+            models.Index(fields=["unit", "status"]), models.Index(fields=["status", "expires_at"]),
+            # a project's assignments by id and by status then id (the dashboard's list and its filter): counts and
+            # pages at any depth are index scans; the few with feedback, for ?search= (issue 25)
+            models.Index(fields=["project", "id"], name="assignment_project_id"),
+            models.Index(fields=["project", "status", "id"], name="assignment_project_status_id",
+                         include=["verification", "time_on_task_ms"]),  # the monitor's counts: index-only (PostgreSQL)
+            models.Index(fields=["project", "id"], condition=~Q(feedback=""), name="assignment_project_feedback"),
+        ]
+
+    objects = AssignmentQuerySet.as_manager()
+
+    def save(self, *args, **kwargs):  # type: ignore[no-untyped-def]
+        if "project_id" not in self.get_deferred_fields() and self.project_id is None:  # a deferred one is stored
+            _fill_assignment_project([self])
+        super().save(*args, **kwargs)
 
 
 class QualityDecision(models.Model):
