@@ -234,14 +234,20 @@ def _sql_level(project: Project, level: Any) -> LevelCounts | None:
     items, values, n, assignment_ids = _grouped(labels, boolean=level.names is not None)
     if not len(items):
         return None
-    if level.names is not None:
-        values = np.where(values.astype(bool), level.names[0], level.names[1])
     pos = np.minimum(np.searchsorted(known_ids, items), max(len(known_ids) - 1, 0))
     if not len(known_ids) or not (known_ids[pos] == items).all():
         raise _ForeignItems
-    categories = categories_for(level.name, pd.unique(values))
+    if level.names is not None:  # codes straight from the flags: a name per group cost ~65 MB at 10^6 labels
+        flags = values.astype(bool)
+        seen = [name for name, present in ((level.names[0], flags.any()), (level.names[1], not flags.all()))
+                if present]
+        categories = categories_for(level.name, seen)
+        code = {c: k for k, c in enumerate(categories)}
+        label_codes = np.where(flags, code.get(level.names[0], -1), code.get(level.names[1], -1)).astype(np.int64)
+    else:
+        categories = categories_for(level.name, pd.unique(values))
+        label_codes = pd.Categorical(values, categories=list(categories)).codes.astype(np.int64)
     item_ids, first, item_codes = np.unique(items, return_index=True, return_inverse=True)
-    label_codes = pd.Categorical(values, categories=list(categories)).codes.astype(np.int64)
     flat = np.bincount(item_codes * len(categories) + label_codes, weights=n, minlength=len(item_ids) * len(categories))
     workers = frames._number_records(counted, ["id", "worker_id"], sort=True)
     at = np.searchsorted(workers["id"].to_numpy(), assignment_ids)
