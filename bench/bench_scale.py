@@ -95,6 +95,24 @@ import those services when they run; the worker skips the checks: tests/jobs/tes
 (08:36-08:39 UTC, load 2.5-4.3, with profiling runs beside it: the jobs' seconds are not comparable) it idles at
 77 MB, CSV job peak 194 MB, HF dataset job peak 246 MB. The gunicorn worker still starts at 168 MB (the master
 preloads pandas for quality control on purpose: backend/gunicorn_conf.py).
+
+Filtered lists and the monitor (issue 25 item 1; cb8c6f8: Assignment.project kept on the assignment, migration
+0022_assignment_project, indexes (project, id), (project, status, id) INCLUDE (verification, time_on_task_ms) and
+(project, id) WHERE feedback <> ''; a searched QA list's count and page from one query, COUNT(*) OVER (); QA ?kind=
+from the project's kinds; the monitor's assignment figures in one grouped pass plus percentile_disc), on
+factcrowd_scale_hd (a copy of factcrowd_scale_hb; the migration took 16 s at load ~3.5, then VACUUM ANALYZE),
+in-process, median of 3-5. Before (e694a99 + 39f984b, /tmp script, 08:31 UTC, load 3.6-3.9): QA ?search= middle
+page 432 ms, last 246; ?kind= middle 323, last 158; assignments ?status= middle 316, last 145, -id middle 305;
+?search= of a source id 288, of 11 sources page 2 367; monitor overview 1,303 ms (19 queries: three joined passes
+over 3.4*10^5 assignments, the last sending every time to Python). After (08:38-08:42 UTC, load 3.0-4.5): QA
+?search= middle 225-308, last 221; ?kind= middle 88-108, last 93; assignments ?status= middle 105-111, last 78,
+-id middle 112; ?search= of a source id 36, page 2 37; monitor overview 448-651 ms. This bench at cb8c6f8
+(`--scale 1 --keep --skip-exports --database-url .../factcrowd_scale_hd`, 08:41-08:42 UTC, load 2.6-3.1): qas
+search middle page 308 ms, ?kind= middle 88, assignments ?status= middle 105, search one source id 36, monitor
+overview 651; the plain lists as before (QAs 71 / 89 / 69 ms, cursor 83, assignments 129). Still over 200 ms: a QA
+?search= (an unindexed LIKE over 3.2*10^5 QAs, now read once: ~200 ms of SQL at load 3; a trigram index would
+help selective terms only) and the monitor (~380 ms of SQL: the times' sort for median / p90 ~110 ms, attention
+checks ~90 ms in services/feedback.py, QA validity and assignment counts ~50-60 ms each as parallel seq scans).
 """
 from __future__ import annotations
 
@@ -390,7 +408,7 @@ def main() -> int:  # noqa: C901 - one straight list of figures
     from django.db import connection
     from rest_framework.authtoken.models import Token
 
-    from annotation_tasks.models import QA, Project, ProjectMembership, QALabel, Response, Unit, Worker
+    from annotation_tasks.models import QA, Project, ProjectMembership, QALabel, Response, Source, Unit, Worker
     from annotation_tasks.services import export_jobs
 
     project = Project.objects.filter(name=f"Scale {args.scale}").first() if args.keep else None
@@ -471,6 +489,17 @@ def main() -> int:  # noqa: C901 - one straight list of figures
             measure("qas next page by cursor", f"/api/qas/?project={p}&page_size=25&ordering=id&cursor={cursor}")
             measure("units of a batch page 1", f"/api/units/?batch={project.batches.first().pk}&page_size=50")
             measure("assignments page 1 (-id)", f"/api/assignments/?project={p}&page_size=50&ordering=-id")
+            # filtered / searched deep pages and the monitor's header (issue 25 item 1, 0022)
+            qs = f"/api/qas/?project={p}&page_size=25&ordering=id"
+            found = client.request("get", f"{qs}&search=something%201").json()["count"]
+            measure("qas search middle page", f"{qs}&search=something%201&page={max(1, -(-found // 25) // 2)}")
+            measure("qas ?kind= middle page", f"{qs}&kind=verbal&page={max(1, last_qa // 2)}")
+            asg = f"/api/assignments/?project={p}&page_size=50"
+            found = client.request("get", f"{asg}&status=submitted").json()["count"]
+            measure("assignments ?status= middle page", f"{asg}&status=submitted&page={max(1, -(-found // 50) // 2)}")
+            source = Source.objects.filter(project=project).order_by("-id").first()
+            measure("assignments search one source id", f"{asg}&search={source.external_id}")
+            measure("monitor overview", f"/api/projects/{p}/overview/")
             measure("adjudication queue summary (cold)", f"/api/projects/{p}/adjudication/queue/?summary=true",
                     repeat=1, target_ms=1000)
             measure("adjudication queue summary (warm)", f"/api/projects/{p}/adjudication/queue/?summary=true",
