@@ -463,6 +463,7 @@ def build_table(project: Project, version: str | None = None, only_if_changed: b
     cache.set(key, (version, table, built, token), keep)
     cache.set(f"{key}:token", token, keep)
     derived.mark_checked(key)
+    derived.release_memory()
     return table, built
 
 

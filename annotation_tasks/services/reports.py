@@ -439,6 +439,7 @@ def build_and_keep(project: Project, by: str | None = None, version: str | None 
     report = build_report(project, by=by)
     cache.set(key, (version, report), derived.KEEP_SECONDS if derived.in_background(project) else REPORT_CACHE_SECONDS)
     derived.mark_checked(key)
+    derived.release_memory()
     return report
 
 
