@@ -24,7 +24,7 @@ Columns are the frame contract the analysis and the exporters rely on:
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
@@ -249,21 +249,24 @@ def _join_unique(frame: pd.DataFrame, on: str, keys: np.ndarray, values: np.ndar
     return frame.assign(**{name: values[pos]})
 
 
-def _join_responses(frame: pd.DataFrame, responses: pd.DataFrame) -> pd.DataFrame:
+def _join_responses(frame: pd.DataFrame, responses: pd.DataFrame,
+                    group_columns: Sequence[str] = GROUP_COLUMNS) -> pd.DataFrame:
     """frame with its responses' grouping columns (source_id, system, dataset, split) added by response_id: a left
     merge on a unique key, as positions into the responses frame and one take per column."""
     positions = pd.Index(responses["response_id"].to_numpy()).get_indexer(frame["response_id"].to_numpy())
     columns = {c: pd.api.extensions.take(responses[c].array, positions, allow_fill=True)
-               for c in GROUP_COLUMNS}
+               for c in group_columns}
     return frame.assign(**columns)
 
 
 def labels_frame(
     project: Project, levels: Iterable[str] = LEVELS, responses: pd.DataFrame | None = None,
-    items: Mapping[str, pd.DataFrame] | None = None,
+    items: Mapping[str, pd.DataFrame] | None = None, group_columns: Sequence[str] = GROUP_COLUMNS,
 ) -> pd.DataFrame:
     """The labels frame of a project (see module doc), sorted by level, item_id, worker_id. `items` may give a
-    level's items (item_id, response_id: the level's own item set, e.g. qas_frame for "qa") already read."""
+    level's items (item_id, response_id: the level's own item set, e.g. qas_frame for "qa") already read;
+    `group_columns` the responses' grouping columns it carries (all of GROUP_COLUMNS unless a caller reads fewer:
+    each is ~10 MB of text at 10^6 labels)."""
     responses = responses if responses is not None else responses_frame(project)
     items = items or {}
     workers = _assignment_workers(project)
@@ -279,7 +282,9 @@ def labels_frame(
     # one vote per worker per item, sorted by level, item_id, worker_id while every column is a number or a
     # categorical (cheap to reorder); the join keeps the order
     frame = frame.take(_first_votes(frame, ["level", "item_id", "worker_id"], _retest_assignments(project)))
-    return _join_responses(frame.reset_index(drop=True), responses)[LABEL_COLUMNS]
+    left_out = set(GROUP_COLUMNS) - set(group_columns)
+    return _join_responses(frame.reset_index(drop=True), responses, group_columns)[
+        [c for c in LABEL_COLUMNS if c not in left_out]]
 
 
 def _retest_assignments(project: Project) -> np.ndarray:
