@@ -95,6 +95,16 @@ import those services when they run; the worker skips the checks: tests/jobs/tes
 (08:36-08:39 UTC, load 2.5-4.3, with profiling runs beside it: the jobs' seconds are not comparable) it idles at
 77 MB, CSV job peak 194 MB, HF dataset job peak 246 MB. The gunicorn worker still starts at 168 MB (the master
 preloads pandas for quality control on purpose: backend/gunicorn_conf.py).
+Queue table and report in the gunicorn worker (in-process cache), `... --skip-exports` on the same database: before
+(39f984b, 08:39-08:42 UTC, load 2.7-3.1; worker from 168 MB) queue summary cold peak 480 MB (RSS after 432), warm
+peak 496, a page 505, report summary cold 503, the full build (workers page 2) 753; after 5ab81cf (08:52-08:54 UTC,
+load 1.0-1.2; database migrated to 0022 by the run) 371 (after 336), 396, 396, 425, 610. What changed: level
+counts read as three binary columns (7e76570) with codes from the flags (b4c8e08), freed pages handed back after a
+build (65af130), summary / pages read positions instead of copying the chosen rows (3647b55), the table's names as
+categories and small numbers as int32 (2579ccf), the report's labels without source / dataset / split (5ab81cf).
+Still over 300 MB: the cold queue build (the kept table, its pickle in the local cache and the counts) and the full
+report (labels frame ~45 MB, consistency's bootstrap and the uncertainty model on top); a shared cache moves both
+into Celery, where they stack on a 77 MB worker instead of 235.
 
 Filtered lists and the monitor (issue 25 item 1; cb8c6f8: Assignment.project kept on the assignment, migration
 0022_assignment_project, indexes (project, id), (project, status, id) INCLUDE (verification, time_on_task_ms) and
