@@ -123,6 +123,17 @@ overview 651; the plain lists as before (QAs 71 / 89 / 69 ms, cursor 83, assignm
 ?search= (an unindexed LIKE over 3.2*10^5 QAs, now read once: ~200 ms of SQL at load 3; a trigram index would
 help selective terms only) and the monitor (~380 ms of SQL: the times' sort for median / p90 ~110 ms, attention
 checks ~90 ms in services/feedback.py, QA validity and assignment counts ~50-60 ms each as parallel seq scans).
+Consolidated, --server at 5ab81cf (= df9d4c6's code) on a fresh copy of factcrowd_scale_full migrated to 0022
+(factcrowd_scale_final), 2026-12-05 08:58-09:02 UTC, load 0.3-1.0 (a quiet box), median of 3, gunicorn worker from
+168 MB: workers page 1 cold 219 ms, warm 36, last 70, search 19; batches 43; responses first / last / middle 23 /
+25 / 67, search+filter 65; QAs first / last / middle 50 / 45 / 97, cursor 47, ?search= middle 273 (miss), ?kind=
+middle 102; units 26; assignments 52, ?status= middle 82, source search 38; monitor overview 534 ms (miss); queue
+summary cold 2.45 s (miss; worker 180 -> 295 MB, peak +191), warm 49 ms, a 100-row page 77 ms; report summary
+cold 1.14 s (miss by 0.14 s; peak +74 MB), cached 32 ms, workers page 2 (the full build) 12 ms after it, peak
++213 MB (worker 375 MB after: miss); qa-jsonl streamed first byte 130 ms, 173 MB in 15.7 s; CSV job accepted
+112 ms, ran 30.8 s, Celery peak 194 MB; HF dataset job accepted 183 ms, ran 36.9 s, Celery peak 246 MB.
+  DEBUG=true .venv/bin/python bench/bench_scale.py --scale 1 --keep --server --port 8720 \
+      --database-url postgres://factcrowd:factcrowd@127.0.0.1:5432/factcrowd_scale_final --json-out F
 """
 from __future__ import annotations
 
