@@ -11,7 +11,7 @@ from rest_framework.exceptions import ValidationError
 from rest_framework.request import Request
 from rest_framework.response import Response as HttpResponse
 
-from annotation_tasks.api.base import ResearcherScopedMixin
+from annotation_tasks.api.base import ResearcherScopedMixin, researcher_project_ids
 from annotation_tasks.api.filters import Present
 from annotation_tasks.api.pagination import PageAnnotations
 from annotation_tasks.api.serializers import (
@@ -108,7 +108,7 @@ class QAViewSet(
     def filter_queryset(self, queryset):
         params = self.request.query_params
         self.one_pass = any(params.get(k) for k in self.SCANNING_PARAMS)
-        kept = self._kinds_kept(params.get("kind", ""), params.get("project", ""))
+        kept = self._kinds_kept(params.get("kind", ""), params.get("project", ""), self.request.user)
         if kept is not None:  # ?kind= answered from the project's kinds: no join of every QA to its predicate
             self.filter_fields = {k: v for k, v in type(self).filter_fields.items() if k != "kind"}
         queryset = super().filter_queryset(queryset)
@@ -118,11 +118,13 @@ class QAViewSet(
         return _validation_call(validation.filter_qas, queryset, spec, "") if spec else queryset
 
     @staticmethod
-    def _kinds_kept(raw: str, project: str) -> bool | None:
+    def _kinds_kept(raw: str, project: str, user) -> bool | None:
         """For ?kind= within one project: True when the asked kinds are every kind the project's predicates have
         (the filter keeps every QA), False when they are none of them (it keeps none), None when the project mixes
         asked and other kinds (the filter joins predicates). One indexed EXISTS per kind, not a join per QA."""
-        if not raw or not project.isdigit():
+        if not raw or not project.isdigit() or len(project) > 18:  # 18 digits: within a 64-bit id
+            return None
+        if int(project) not in researcher_project_ids(user):  # another's project: the plain filter answers nothing
             return None
         asked = {k for k in raw.split(",") if k}
         present = {k for k in Predicate.Kind.values if _has_kind(int(project), k)}

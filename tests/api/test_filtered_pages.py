@@ -85,6 +85,14 @@ def test_kind_of_a_one_kind_project_reads_no_predicate_join(mixed, users):
     assert client.get(f"/api/qas/?project={mixed.b.pk}&kind=nominal").json()["count"] == 0
 
 
+@pytest.mark.parametrize("project", ["100000000000000000000000", "9223372036854775808", "other"])
+def test_kind_of_an_out_of_range_or_foreign_project_is_an_empty_list(mixed, users, project):
+    client = client_for(users["bob"])  # not a researcher of A
+    project_id = str(mixed.a.pk) if project == "other" else project
+    answer = client.get(f"/api/qas/?project={project_id}&kind=verbal")
+    assert answer.status_code in (200, 400), answer.content  # never a 500 (an id past 64 bits overflowed SQLite)
+    assert answer.status_code == 400 or answer.json()["count"] == 0
+
 @pytest.fixture
 def crowd(world):
     """Eight more units of project A (own sources), each done by some of six workers, statuses and feedback
