@@ -90,25 +90,39 @@ class Predicate(models.Model):
         indexes = [models.Index(fields=["kind"], name="predicate_kind")]
 
 
-def _fill_project(qas: list[QA]) -> None:
-    """Set `project` from each QA's response where it is not set (the response object when it is at hand, else
-    one query for all of them)."""
-    missing = [qa for qa in qas if qa.project_id is None]
+def fill_kept_project(rows: list, parent: str) -> None:
+    """Set each row's kept `project` (QA.project, Assignment.project: the dashboard lists read them without a join,
+    issue 25) from its `parent` (a QA's response, an assignment's unit) where it is not set: from the parent object
+    when it is at hand with its project loaded (the annotator's path: no query), else one query for all of them."""
+    missing = [row for row in rows if row.project_id is None]
+    if not missing:
+        return
+    descriptor = getattr(type(missing[0]), parent)
+    attname = descriptor.field.attname
 
-    def at_hand(qa: QA) -> bool:  # the response object is there, with its project loaded
-        return QA.response.is_cached(qa) and "project_id" not in qa.response.get_deferred_fields()  # type: ignore[attr-defined]
+    def at_hand(row) -> bool:  # type: ignore[no-untyped-def]
+        return descriptor.is_cached(row) and "project_id" not in getattr(row, parent).get_deferred_fields()
 
-    unknown = {qa.response_id for qa in missing if not at_hand(qa)}
-    owner = dict(Response.objects.filter(pk__in=unknown).values_list("pk", "project_id")) if unknown else {}
-    for qa in missing:
-        qa.project_id = qa.response.project_id if at_hand(qa) else owner.get(qa.response_id)
+    unknown = {getattr(row, attname) for row in missing if not at_hand(row)}
+    owner = (dict(descriptor.field.related_model.objects.filter(pk__in=unknown).values_list("pk", "project_id"))
+             if unknown else {})
+    for row in missing:
+        row.project_id = getattr(row, parent).project_id if at_hand(row) else owner.get(getattr(row, attname))
 
 
-class QAQuerySet(models.QuerySet):
+class KeptProjectQuerySet(models.QuerySet):
+    """bulk_create fills the kept `project` of the rows from their `parent` (fill_kept_project)."""
+
+    parent = ""
+
     def bulk_create(self, objs, *args, **kwargs):  # type: ignore[no-untyped-def, override]
         objs = list(objs)
-        _fill_project(objs)
+        fill_kept_project(objs, self.parent)
         return super().bulk_create(objs, *args, **kwargs)
+
+
+class QAQuerySet(KeptProjectQuerySet):
+    parent = "response"
 
 
 class QA(models.Model):
@@ -156,7 +170,7 @@ class QA(models.Model):
 
     def save(self, *args, **kwargs):  # type: ignore[no-untyped-def]
         if "project_id" not in self.get_deferred_fields() and self.project_id is None:  # a deferred one is stored
-            _fill_project([self])
+            fill_kept_project([self], "response")
         super().save(*args, **kwargs)
 
 

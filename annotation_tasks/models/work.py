@@ -12,7 +12,7 @@ from django.conf import settings
 from django.db import models
 from django.db.models import Q
 
-from annotation_tasks.models.content import Response, Source
+from annotation_tasks.models.content import KeptProjectQuerySet, Response, Source, fill_kept_project
 from annotation_tasks.models.projects import Project
 
 
@@ -149,25 +149,8 @@ class UnitResponse(models.Model):
         constraints = [models.UniqueConstraint(fields=["unit", "response"], name="response_once_per_unit")]
 
 
-def _fill_assignment_project(assignments: list[Assignment]) -> None:
-    """Set `project` from each assignment's unit where it is not set: from the unit object when it is at hand (the
-    annotator's path: no query), else one query for all of them."""
-    missing = [a for a in assignments if a.project_id is None]
-
-    def at_hand(a: Assignment) -> bool:  # the unit object is there, with its project loaded
-        return Assignment.unit.is_cached(a) and "project_id" not in a.unit.get_deferred_fields()  # type: ignore[attr-defined]
-
-    unknown = {a.unit_id for a in missing if not at_hand(a)}
-    owner = dict(Unit.objects.filter(pk__in=unknown).values_list("pk", "project_id")) if unknown else {}
-    for a in missing:
-        a.project_id = a.unit.project_id if at_hand(a) else owner.get(a.unit_id)
-
-
-class AssignmentQuerySet(models.QuerySet):
-    def bulk_create(self, objs, *args, **kwargs):  # type: ignore[no-untyped-def, override]
-        objs = list(objs)
-        _fill_assignment_project(objs)
-        return super().bulk_create(objs, *args, **kwargs)
+class AssignmentQuerySet(KeptProjectQuerySet):
+    parent = "unit"
 
 
 class Assignment(models.Model):
@@ -291,7 +274,7 @@ class Assignment(models.Model):
 
     def save(self, *args, **kwargs):  # type: ignore[no-untyped-def]
         if "project_id" not in self.get_deferred_fields() and self.project_id is None:  # a deferred one is stored
-            _fill_assignment_project([self])
+            fill_kept_project([self], "unit")
         super().save(*args, **kwargs)
 
 
