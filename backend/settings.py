@@ -193,6 +193,18 @@ CACHES = {"default": env.cache("CACHE_URL", default="locmemcache://")}
 # to a local in-process cache with a logged warning while Redis cannot be reached (annotation_tasks.resilient_cache).
 if CACHES["default"]["BACKEND"] == "django.core.cache.backends.redis.RedisCache":
     CACHES["default"]["BACKEND"] = "annotation_tasks.resilient_cache.FallbackRedisCache"
+# What a large project's queue table, label counts and report are kept in (services/derived.py): built by the Celery
+# worker, read by every web worker, so a cache they share: the default cache when it is one (redis), else files in
+# VAR_DIR (Django's FileBasedCache: pickled and zlib-compressed; the embedded default runs its web and Celery
+# workers on one machine). DERIVED_CACHE_URL overrides it (e.g. redis:// for workers on several machines).
+if env.str("DERIVED_CACHE_URL", default=""):
+    CACHES["derived"] = env.cache("DERIVED_CACHE_URL")
+elif "locmem" in CACHES["default"]["BACKEND"].lower() or "dummy" in CACHES["default"]["BACKEND"].lower():
+    CACHES["derived"] = {"BACKEND": "django.core.cache.backends.filebased.FileBasedCache",
+                         "LOCATION": str(VAR_DIR / "derived-cache"), "TIMEOUT": 24 * 3600,
+                         "OPTIONS": {"MAX_ENTRIES": 1000}}
+else:
+    CACHES["derived"] = CACHES["default"]
 LOGIN_RATE = env.str("LOGIN_RATE", default="10/min")  # failed logins per client address (pages and token)
 # Platform workers the platform cannot vouch for yet (MTurk before a submit) one client address may bring into one
 # project per hour; more get 429 (annotation_tasks.pages._unverified_flood). A worker seen before is not counted.

@@ -98,9 +98,10 @@ def _eager_celery(settings):
 def _fresh_cache():
     """The cache (throttles, cached platform answers, per-client entry counts) starts empty in every test: ids
     are reused across tests, so a count left by one test would refuse another's requests."""
-    from django.core.cache import cache
+    from django.core.cache import cache, caches
 
     cache.clear()
+    caches["derived"].clear()  # a large project's builds (services/derived.py), files in VAR_DIR by default
     yield
 
 

@@ -18,7 +18,6 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from django.core.cache import cache
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
@@ -117,16 +116,39 @@ def kept_level_counts(project: Project) -> KeptCounts:
     from annotation_tasks.services.versions import version_hash
 
     key = _counts_key(project)
-    kept = cache.get(key)
     if derived.in_background(project):
+        kept = _counts_here(project, key)
         if kept is None:
             derived.queue_build(BUILD_TASK, project)
             raise derived.Building("the label counts are being counted")
-        if derived.checked_recently(key):
+        if derived.checked_recently(key, project):
             return KeptCounts(kept[1], kept[2])
         derived.queue_build(BUILD_TASK, project)
         return KeptCounts(kept[1], kept[2], stale=True)
-    return _counts_for(project, version_hash(project, "labels", recent=True), kept)
+    return _counts_for(project, version_hash(project, "labels", recent=True))
+
+
+_COUNTS_HERE: dict[int, tuple] = {}  # this process's copy of a large project's kept counts, by their token
+
+
+def _counts_here(project: Project, key: str) -> tuple | None:
+    """A large project's kept counts (version, counts, token), from this process's copy while it is the latest (one
+    small read of the token): reading and unpickling the whole counts (~15 MB at 10^6 labels) for every summary
+    took ~130 ms and grew the web worker."""
+    from annotation_tasks.services import derived
+
+    store = derived.store(project)
+    token = store.get(f"{key}:token")
+    here = _COUNTS_HERE.get(project.pk)
+    if token is not None and here is not None and here[2] == token:
+        return here
+    kept = store.get(key)
+    _COUNTS_HERE.pop(project.pk, None)
+    if kept is not None:
+        while len(_COUNTS_HERE) >= 2:
+            _COUNTS_HERE.pop(next(iter(_COUNTS_HERE)))
+        _COUNTS_HERE[project.pk] = kept
+    return kept
 
 
 def _counts_for(project: Project, version: str, kept: tuple | None = None) -> KeptCounts:
@@ -134,11 +156,14 @@ def _counts_for(project: Project, version: str, kept: tuple | None = None) -> Ke
     from annotation_tasks.services import derived
 
     key = _counts_key(project)
-    kept = kept if kept is not None else cache.get(key)
+    store = derived.store(project)
+    kept = kept if kept is not None else store.get(key)
     if kept is None or kept[0] != version:
         kept = (version, level_counts(project), uuid.uuid4().hex)
-        cache.set(key, kept, derived.KEEP_SECONDS if derived.in_background(project) else COUNTS_SECONDS)
-    derived.mark_checked(key)
+        keep = derived.KEEP_SECONDS if derived.in_background(project) else COUNTS_SECONDS
+        store.set(key, kept, keep)
+        store.set(f"{key}:token", kept[2], keep)
+    derived.mark_checked(key, project)
     return KeptCounts(kept[1], kept[2])
 
 
@@ -388,11 +413,11 @@ def _items_table(project: Project, counted: list[Tally] | None,
         if kept is None:
             derived.queue_build(BUILD_TASK, project)
             raise derived.Building("the adjudication queue is being built")
-        if not derived.checked_recently(_table_key(project)):
+        if not derived.checked_recently(_table_key(project), project):
             derived.queue_build(BUILD_TASK, project)
             _stale_set().add(project.pk)
         return kept[1], kept[2]
-    kept = cache.get(_table_key(project))
+    kept = derived.store(project).get(_table_key(project))
     version = _table_version(project)
     if kept is not None and kept[0] == version:
         return kept[1], kept[2]
@@ -410,12 +435,15 @@ def _kept_here(project: Project) -> tuple[str, pd.DataFrame, list[Tally]] | None
     """The kept build of a large project's table, from this process's copy while it is the latest build (one small
     cache read of the build's token): fetching and unpickling the table from a shared cache was ~1 s a page at
     10^6 labels. (token, table, tallies), or None when nothing is built."""
+    from annotation_tasks.services import derived
+
     key = _table_key(project)
-    token = cache.get(f"{key}:token")
+    store = derived.store(project)
+    token = store.get(f"{key}:token")
     here = _HERE.get(project.pk)
     if token is not None and here is not None and here[0] == token:
         return here
-    kept = cache.get(key)
+    kept = store.get(key)
     if kept is None or len(kept) < 4:
         return None
     _HERE.pop(project.pk, None)
@@ -451,18 +479,19 @@ def build_table(project: Project, version: str | None = None, only_if_changed: b
     key = _table_key(project)
     version = version or version_hash(project, "labels")
     counted = _counts_for(project, version).counts  # kept, or counted now for the summaries too
+    store = derived.store(project)
     if only_if_changed:
-        kept = cache.get(key)
+        kept = store.get(key)
         if kept is not None and kept[0] == version:
-            derived.mark_checked(key)
+            derived.mark_checked(key, project)
             return kept[1], kept[2]
     table, built = _build_items_table(project, _tallies_from(project, counted))
     table = queue_order(_ranked(table))  # kept in the queue's order: a page's rows are a mask away, no sort
     keep = derived.KEEP_SECONDS if derived.in_background(project) else QUEUE_CACHE_SECONDS
     token = uuid.uuid4().hex
-    cache.set(key, (version, table, built, token), keep)
-    cache.set(f"{key}:token", token, keep)
-    derived.mark_checked(key)
+    store.set(key, (version, table, built, token), keep)
+    store.set(f"{key}:token", token, keep)
+    derived.mark_checked(key, project)
     derived.release_memory()
     return table, built
 
@@ -640,8 +669,8 @@ def _fresh_summary(project: Project, filters: tuple[str | None, bool, bool | Non
     from annotation_tasks.services import derived
 
     key = _table_key(project)
-    kept = cache.get(f"{key}:token") is not None
-    if not derived.in_background(project) or (kept and derived.checked_recently(key)):
+    kept = derived.store(project).get(f"{key}:token") is not None
+    if not derived.in_background(project) or (kept and derived.checked_recently(key, project)):
         return None  # built in the request (from the kept counts), then kept for the pages and the next summary
     try:
         counts = kept_level_counts(project)  # queues the table's build (which counts) when nothing is kept

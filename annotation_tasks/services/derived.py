@@ -6,8 +6,13 @@ whose cache is shared with the Celery workers (a redis:// CACHE_URL, as docker/c
 queues a build (a Celery task, one at a time per project and kind) and answers with the last build while the new
 one runs (stale), or says it is being built when there is none yet. The request reads neither the labels nor
 the data version (about a second of aggregates at that size): the task compares the version and rebuilds only
-on a change; a build checked within CHECK_SECONDS is served as current. A small project, or an in-process cache the
-workers cannot write into, builds in the request as before.
+on a change; a build checked within CHECK_SECONDS is served as current. A small project builds in the request.
+
+The builds, their checks and the one-build-at-a-time locks live in the `derived` cache (store()): the default
+cache where that is shared (redis), else files in VAR_DIR (Django's FileBasedCache, settings.CACHES): the embedded
+default's in-process cache is one per process, which the Celery worker cannot write into, and a large project's
+summaries were then counted in the request (2-2.5 s cold at 10^6 labels; issue 25 item 2). A table in the database
+(DatabaseCache) was tried: its base64 text took the Celery worker's peak from ~370 to 577 MB at 10^6 labels.
 """
 from __future__ import annotations
 
@@ -17,7 +22,7 @@ from collections.abc import Callable
 from typing import Any
 
 from django.conf import settings
-from django.core.cache import cache
+from django.core.cache import BaseCache, cache, caches
 
 from annotation_tasks.models import Project
 
@@ -30,13 +35,24 @@ KEEP_SECONDS = 24 * 3600  # the last build is kept this long, served while a new
 CHECK_SECONDS = 15  # a kept build checked against the data this recently is served without queueing a check
 
 
-def mark_checked(key: str) -> None:
+def derived_cache() -> BaseCache:
+    """The cache the web and Celery workers share for builds (settings.CACHES["derived"])."""
+    return caches["derived"] if "derived" in settings.CACHES else cache
+
+
+def store(project: Project) -> BaseCache:
+    """Where this project's builds are kept: the shared derived cache for one built off the request
+    (in_background), else the default cache (a small project's, rebuilt in the request on a change)."""
+    return derived_cache() if in_background(project) else cache
+
+
+def mark_checked(key: str, project: Project) -> None:
     """The build kept under `key` was just found current (or built)."""
-    cache.set(f"{key}:checked", time.time(), KEEP_SECONDS)
+    store(project).set(f"{key}:checked", time.time(), KEEP_SECONDS)
 
 
-def checked_recently(key: str) -> bool:
-    at = cache.get(f"{key}:checked")
+def checked_recently(key: str, project: Project) -> bool:
+    at = store(project).get(f"{key}:checked")
     return at is not None and time.time() - at < CHECK_SECONDS
 
 
@@ -45,13 +61,14 @@ class Building(Exception):
 
 
 def shared_cache() -> bool:
-    """Whether the cache is one the Celery workers share (not a per-process memory cache)."""
-    backend = settings.CACHES["default"]["BACKEND"].lower()
+    """Whether the derived cache is one the Celery workers share (redis or the database, not a per-process
+    memory cache)."""
+    backend = settings.CACHES.get("derived", settings.CACHES["default"])["BACKEND"].lower()
     return "locmem" not in backend and "dummy" not in backend
 
 
 def in_background(project: Project) -> bool:
-    """Build this project's figures off the request: it is large and the workers share the cache."""
+    """Build this project's figures off the request: it is large and the workers share the derived cache."""
     from annotation_tasks.services.versions import is_large
 
     return shared_cache() and is_large(project)
@@ -60,7 +77,7 @@ def in_background(project: Project) -> bool:
 def queue_build(task: str, project: Project, *args: Any) -> bool:
     """Queue the Celery task `task`(project id, *args) unless one is queued already; False when not queued."""
     lock = f"factcrowd:build:{task}:{project.pk}:{args}"
-    if not cache.add(lock, 1, LOCK_SECONDS):
+    if not derived_cache().add(lock, 1, LOCK_SECONDS):
         return False
     from kombu.exceptions import OperationalError
 
@@ -69,7 +86,7 @@ def queue_build(task: str, project: Project, *args: Any) -> bool:
     try:
         _signature(task).apply_async(args=[project.pk, *args])
     except OperationalError as exc:  # the broker is down: the request answers with what is kept
-        cache.delete(lock)
+        derived_cache().delete(lock)
         log.warning("%s of project %s not queued: %s", task, project.pk, exc)
         return False
     return True
@@ -82,7 +99,7 @@ def run_build(task: str, project_id: int, body: Callable[[Project], Any], *args:
         if project is not None:
             body(project)
     finally:
-        cache.delete(f"factcrowd:build:{task}:{project_id}:{args}")
+        derived_cache().delete(f"factcrowd:build:{task}:{project_id}:{args}")
         release_memory()
 
 

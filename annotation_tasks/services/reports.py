@@ -190,7 +190,6 @@ def summary(project: Project, by: str | None = None) -> dict[str, Any] | None:
     The rest (DETAILS) comes from the kept full build (section `details` and the table pages). None where it
     does not apply (a breakdown `by`, a campaign project, or repeat votes the labels frame must resolve): the
     caller then answers from the full build."""
-    from django.core.cache import cache
 
     from annotation_tasks.services import adjudication
 
@@ -205,10 +204,11 @@ def summary(project: Project, by: str | None = None) -> dict[str, Any] | None:
     if kept.counts is None:
         return None
     key = f"factcrowd:report-summary:{project.pk}"
-    base = cache.get(key)
+    store = derived.store(project)
+    base = store.get(key)
     if base is None or base[0] != kept.token:  # figures of these counts (and of the same data version)
         base = (kept.token, _summary_figures(project, kept.counts))
-        cache.set(key, base, adjudication.COUNTS_SECONDS if not kept.stale else 60)
+        store.set(key, base, adjudication.COUNTS_SECONDS if not kept.stale else 60)
     tallies = [c.tally for c in kept.counts.values()] + adjudication._pairwise_tallies(project)
     report = {"project": project.name, "by": None, "partial": True, "details": list(DETAILS), **base[1],
               "notes": NOTES, "adjudication": adjudication.majority_agreement_of(project, tallies)}
@@ -392,20 +392,19 @@ def cached_report(project: Project, by: str | None = None, background: bool = Fa
     each table page read the same report without building it again. With `background` (the dashboard's sections),
     a large project's is built by a Celery task (services.derived), which also compares the data version: the
     request serves the last build (`stale` while a check is due) or raises derived.Building when there is none."""
-    from django.core.cache import cache
 
     from annotation_tasks.services import derived
     from annotation_tasks.services.versions import version_hash
 
     key = _report_key(project, by)
-    kept = cache.get(key)
+    kept = derived.store(project).get(key)
     if background and derived.in_background(project):
         if by is not None and by not in GROUPINGS and campaigns.campaign_of(project) is None:
             raise ReportError(f"--by must be one of {', '.join(GROUPINGS)}, not {by!r}")
         if kept is None:
             derived.queue_build(BUILD_TASK, project, by)
             raise derived.Building("the report is being built")
-        if not derived.checked_recently(key):
+        if not derived.checked_recently(key, project):
             derived.queue_build(BUILD_TASK, project, by)
             return {**kept[1], "stale": True}
         return kept[1]
@@ -426,21 +425,21 @@ def build_and_keep(project: Project, by: str | None = None, version: str | None 
                    only_if_changed: bool = False) -> dict[str, Any]:
     """Build the report and keep it with its data version; only_if_changed (the Celery task's body for a large
     project): keep the last build when its version is still the current one, marked checked."""
-    from django.core.cache import cache
 
     from annotation_tasks.services import derived
     from annotation_tasks.services.versions import version_hash
 
     key = _report_key(project, by)
     version = version or version_hash(project, "report")
+    store = derived.store(project)
     if only_if_changed:
-        kept = cache.get(key)
+        kept = store.get(key)
         if kept is not None and kept[0] == version:
-            derived.mark_checked(key)
+            derived.mark_checked(key, project)
             return kept[1]
     report = build_report(project, by=by)
-    cache.set(key, (version, report), derived.KEEP_SECONDS if derived.in_background(project) else REPORT_CACHE_SECONDS)
-    derived.mark_checked(key)
+    store.set(key, (version, report), derived.KEEP_SECONDS if derived.in_background(project) else REPORT_CACHE_SECONDS)
+    derived.mark_checked(key, project)
     derived.release_memory()
     return report
 

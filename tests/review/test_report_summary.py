@@ -138,15 +138,16 @@ def test_the_queue_summary_equals_the_built_queue(params, no_frames, monkeypatch
     from django.core.cache import cache
 
     cache.clear()
+    derived.derived_cache().clear()
     queued: list = []
     monkeypatch.setattr(derived, "in_background", lambda project: True)
     monkeypatch.setattr(derived, "queue_build", lambda task, project, *args: queued.append(task))
     no_frames["on"] = True
     first = adjudication.queue(project, {**params, "summary": "true"})  # nothing counted yet: the task counts
     assert first["building"] is True and first["count"] is None and queued == [adjudication.BUILD_TASK]
-    monkeypatch.setattr(derived, "in_background", lambda project: False)
-    adjudication.kept_level_counts(project)  # counted and kept, as the task's build_table does
-    monkeypatch.setattr(derived, "in_background", lambda project: True)
+    from annotation_tasks.services.versions import version_hash
+
+    adjudication._counts_for(project, version_hash(project, "labels"))  # counted and kept, as the task's build does
     monkeypatch.setattr(adjudication, "_build_items_table", wraps := _spy(adjudication._build_items_table))
     cheap = adjudication.queue(project, {**params, "summary": "true"})
     assert wraps.calls == 1 and queued == [adjudication.BUILD_TASK] * 2  # from the counts; the table's build queued
