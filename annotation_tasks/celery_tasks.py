@@ -126,6 +126,14 @@ def build_queue_table(project_id: int) -> None:
     derived.run_build(adjudication.BUILD_TASK, project_id, body)
 
 
+@shared_task(name="annotation_tasks.build_monitor_quality")
+def build_monitor_quality(project_id: int) -> None:
+    """Figure and keep a large project's time on task and attention checks for the monitor (services.monitoring)."""
+    from annotation_tasks.services import derived, monitoring
+
+    derived.run_build(monitoring.QUALITY_TASK, project_id, monitoring.build_quality)
+
+
 @shared_task(name="annotation_tasks.build_report")
 def build_report(project_id: int, by: str | None = None) -> None:
     """Build and keep a large project's report (services.derived)."""

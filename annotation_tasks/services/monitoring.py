@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import statistics
 from collections.abc import Iterable
+from typing import Any
 
 from django.db import connection
 from django.db.models import Count, Sum
@@ -40,9 +41,16 @@ def _time_stats(milliseconds: Iterable[int]) -> dict[str, float | None]:
     }
 
 
+QUALITY_TASK = "annotation_tasks.build_monitor_quality"
+
+
 def project_overview(project: Project) -> dict:
-    """Everything the monitor screen shows above the workers table, in one query-light dict."""
-    by_status, by_verification, time_on_task = _assignment_figures(project)
+    """Everything the monitor screen shows above the workers table, in one query-light dict. A large project's
+    time on task and attention checks (a sort of every finished time and a join of the labels on gold items:
+    ~200 of the overview's ~350 ms at 3.4*10^5 assignments, issue 25 item 1) come from the last Celery build
+    (services/derived.py, kept_quality), `quality_as_of` saying when it was figured."""
+    by_status, by_verification, groups = _assignment_counts(project)
+    quality = kept_quality(project, groups)
     return {
         "sources": Source.objects.filter(project=project).count(),
         "responses": Response.objects.filter(project=project).count(),
@@ -53,36 +61,82 @@ def project_overview(project: Project) -> dict:
         "assignments_by_status": by_status,
         # submitted work by whether its platform vouches for it: pending and unverified work counts nowhere yet
         "submitted_by_verification": by_verification,
-        "time_on_task": time_on_task,
+        "time_on_task": quality["time_on_task"],
         "jobs_running": Job.objects.filter(project=project, status__in=Job.Status.unfinished()).count(),
-        "attention_checks": _attention_rows(project),
+        "attention_checks": quality["attention_checks"],
+        "quality_as_of": quality.get("as_of"),  # None: figured in this request
+        "quality_building": quality.get("building", False),
         # routing by information (Batch.settings.routing): labels saved so far against fixed N, and projected
         "routing": _routing_savings(project),
     }
 
 
-def _assignment_figures(project: Project) -> tuple[dict[str, int], dict[str, int], dict[str, float | None]]:
-    """Assignments by status, counted work by verification, and time on task of finished work: one pass counts
-    per (status, verification) with the times' count and sum (Assignment.project: no join to units), then, on
-    PostgreSQL, the median's and p90's values picked in the database (percentile_disc at the very positions
-    _time_stats takes); elsewhere the finished times are read and _time_stats sorts them. Three joined passes over
-    3.4*10^5 assignments, the last sending every time to Python, were most of the monitor's ~760 ms (issue 25)."""
+def kept_quality(project: Project, groups: list[dict] | None = None) -> dict[str, Any]:
+    """{"time_on_task", "attention_checks"}: figured now for a small project; for a large one (derived.in_background)
+    the last build, queued again once derived.CHECK_SECONDS old, with `as_of` (and `building` with empty figures
+    before the first build)."""
+    from annotation_tasks.services import derived
+
+    if not derived.in_background(project):
+        return quality_figures(project, groups)
+    key = f"factcrowd:monitor-quality:{project.pk}"
+    kept = derived.store(project).get(key)
+    if kept is None or not derived.checked_recently(key, project):
+        derived.queue_build(QUALITY_TASK, project)
+    if kept is None:
+        return {"time_on_task": _time_stats([]) | {"count": None}, "attention_checks": [], "building": True}
+    return kept
+
+
+def build_quality(project: Project) -> dict[str, Any]:
+    """The Celery task's body: figure a large project's time on task and attention checks and keep them."""
+    import time
+
+    from annotation_tasks.services import derived
+
+    key = f"factcrowd:monitor-quality:{project.pk}"
+    figures = {**quality_figures(project), "as_of": time.time()}
+    derived.store(project).set(key, figures, derived.KEEP_SECONDS)
+    derived.mark_checked(key, project)
+    return figures
+
+
+def quality_figures(project: Project, groups: list[dict] | None = None) -> dict[str, Any]:
+    """Time on task of finished work and the attention checks' rows."""
+    if groups is None:
+        groups = _assignment_counts(project)[2]
+    return {"time_on_task": _time_on_task(project, groups), "attention_checks": _attention_rows(project)}
+
+
+def _assignment_counts(project: Project) -> tuple[dict[str, int], dict[str, int], list[dict]]:
+    """Assignments by status, counted work by verification, and the groups they come from: one pass counts per
+    (status, verification) with the times' count and sum (Assignment.project: no join to units). Three joined
+    passes over 3.4*10^5 assignments, the last sending every time to Python, were most of the monitor's ~760 ms
+    (issue 25)."""
     assignments = Assignment.objects.filter(project=project)
     groups = list(assignments.order_by().values("status", "verification").annotate(
         n=Count("id"), timed=Count("time_on_task_ms"), total=Sum("time_on_task_ms")))
-    counted, done = Assignment.Status.counted(), Assignment.Status.done()
+    counted = Assignment.Status.counted()
     by_status: dict[str, int] = {}
     by_verification: dict[str, int] = {}
     for row in groups:
         by_status[row["status"]] = by_status.get(row["status"], 0) + row["n"]
         if row["status"] in counted:
             by_verification[row["verification"]] = by_verification.get(row["verification"], 0) + row["n"]
-    finished = assignments.filter(status__in=done).order_by()
+    return by_status, by_verification, groups
+
+
+def _time_on_task(project: Project, groups: list[dict]) -> dict[str, float | None]:
+    """Time on task of finished work from _assignment_counts' groups: on PostgreSQL the median's and p90's values
+    picked in the database (percentile_disc at the very positions _time_stats takes); elsewhere the finished
+    times are read and _time_stats sorts them."""
+    done = Assignment.Status.done()
+    finished = Assignment.objects.filter(project=project, status__in=done).order_by()
     if connection.vendor != "postgresql":
-        return by_status, by_verification, _time_stats(finished.values_list("time_on_task_ms", flat=True))
+        return _time_stats(finished.values_list("time_on_task_ms", flat=True))
     n = sum(row["timed"] for row in groups if row["status"] in done)
     if not n:
-        return by_status, by_verification, _time_stats([])
+        return _time_stats([])
     total = sum(int(row["total"] or 0) for row in groups if row["status"] in done)
     # 0-based positions in the sorted times, as _time_stats reads them; percentile_disc(f) is the value at
     # 1-based position ceil(f * n), so f = (i + 0.5) / n lands on i
@@ -94,8 +148,8 @@ def _assignment_figures(project: Project) -> tuple[dict[str, int], dict[str, int
         cursor.execute(sql, [[(i + 0.5) / n for i in positions], project.pk, list(done)])
         low, high, p90 = cursor.fetchone()[0]
     median = (low / 1000 + high / 1000) / 2 if n % 2 == 0 else high / 1000  # statistics.median's arithmetic
-    return by_status, by_verification, {"count": n, "mean_s": round(total / n / 1000, 1),
-                                        "median_s": round(median, 1), "p90_s": round(p90 / 1000, 1)}
+    return {"count": n, "mean_s": round(total / n / 1000, 1), "median_s": round(median, 1),
+            "p90_s": round(p90 / 1000, 1)}
 
 
 def _routing_savings(project: Project) -> dict | None:

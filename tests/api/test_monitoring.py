@@ -55,3 +55,34 @@ def test_review_actions_from_the_workers_table(world, as_user):
     # single-assignment review from the assignments table
     rejected = client.post(f"/api/assignments/{world.own_assignment.pk}/reject/", {"feedback": "late"}, format="json")
     assert rejected.status_code == 400  # approved work cannot be rejected any more
+
+
+def test_a_large_projects_time_on_task_and_attention_checks_come_from_the_kept_build(world, monkeypatch):
+    """A large project (derived.in_background): the overview neither sorts the times nor joins the labels on gold
+    in the request; before the first build it says `quality_building` and queues the build task once, after it
+    (celery_tasks.build_monitor_quality, run here as the worker would) answers the same figures as figured inline,
+    with `quality_as_of`."""
+    from annotation_tasks import celery_tasks
+    from annotation_tasks.services import derived, monitoring
+
+    QALabel.objects.create(assignment=world.own_assignment, qa=world.qa_a, supported=True)  # a gold item's label
+    inline = project_overview(world.a)
+    assert inline["quality_as_of"] is None and inline["attention_checks"]
+    queued: list = []
+    monkeypatch.setattr(derived, "in_background", lambda project: True)
+    monkeypatch.setattr(derived, "queue_build", lambda task, project, *args: queued.append(task))
+    real_time, real_rows = monitoring._time_on_task, monitoring._attention_rows
+    monkeypatch.setattr(monitoring, "_time_on_task", lambda *a: pytest.fail("sorted the times in the request"))
+    monkeypatch.setattr(monitoring, "_attention_rows", lambda *a: pytest.fail("joined gold in the request"))
+    first = project_overview(world.a)
+    assert first["quality_building"] is True and first["time_on_task"]["count"] is None
+    assert queued == [monitoring.QUALITY_TASK] and first["assignments_by_status"] == inline["assignments_by_status"]
+    monkeypatch.setattr(monitoring, "_time_on_task", real_time)
+    monkeypatch.setattr(monitoring, "_attention_rows", real_rows)
+    celery_tasks.build_monitor_quality(world.a.pk)
+    monkeypatch.setattr(monitoring, "_time_on_task", lambda *a: pytest.fail("sorted the times in the request"))
+    monkeypatch.setattr(monitoring, "_attention_rows", lambda *a: pytest.fail("joined gold in the request"))
+    kept = project_overview(world.a)
+    assert kept["quality_building"] is False and kept["quality_as_of"] is not None
+    assert (kept["time_on_task"], kept["attention_checks"]) == (inline["time_on_task"], inline["attention_checks"])
+    assert queued == [monitoring.QUALITY_TASK]  # checked just now: nothing queued again
