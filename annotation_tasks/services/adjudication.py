@@ -125,7 +125,7 @@ def kept_level_counts(project: Project) -> KeptCounts:
             return KeptCounts(kept[1], kept[2])
         derived.queue_build(BUILD_TASK, project)
         return KeptCounts(kept[1], kept[2], stale=True)
-    return _counts_for(project, version_hash(project, "labels", recent=True))
+    return counts_for(project, version_hash(project, "labels", recent=True))
 
 
 _COUNTS_HERE: dict[int, tuple] = {}  # this process's copy of a large project's kept counts, by their token
@@ -151,7 +151,7 @@ def _counts_here(project: Project, key: str) -> tuple | None:
     return kept
 
 
-def _counts_for(project: Project, version: str, kept: tuple | None = None) -> KeptCounts:
+def counts_for(project: Project, version: str, kept: tuple | None = None) -> KeptCounts:
     """The kept counts when they are of `version`, else counted now and kept (either way marked checked)."""
     from annotation_tasks.services import derived
 
@@ -478,7 +478,7 @@ def build_table(project: Project, version: str | None = None, only_if_changed: b
 
     key = _table_key(project)
     version = version or version_hash(project, "labels")
-    counted = _counts_for(project, version).counts  # kept, or counted now for the summaries too
+    counted = counts_for(project, version).counts  # kept, or counted now for the summaries too
     store = derived.store(project)
     if only_if_changed:
         kept = store.get(key)

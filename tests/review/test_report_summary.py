@@ -147,7 +147,7 @@ def test_the_queue_summary_equals_the_built_queue(params, no_frames, monkeypatch
     assert first["building"] is True and first["count"] is None and queued == [adjudication.BUILD_TASK]
     from annotation_tasks.services.versions import version_hash
 
-    adjudication._counts_for(project, version_hash(project, "labels"))  # counted and kept, as the task's build does
+    adjudication.counts_for(project, version_hash(project, "labels"))  # counted and kept, as the task's build does
     monkeypatch.setattr(adjudication, "_build_items_table", wraps := _spy(adjudication._build_items_table))
     cheap = adjudication.queue(project, {**params, "summary": "true"})
     assert wraps.calls == 1 and queued == [adjudication.BUILD_TASK] * 2  # from the counts; the table's build queued
