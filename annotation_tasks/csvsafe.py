@@ -36,7 +36,12 @@ def _needs_quote(text: str) -> bool:
 
 def neutralise(text: str) -> str:
     """`text` as a CSV cell no spreadsheet runs: a single quote before a formula-leading cell."""
-    return "'" + text if text and _needs_quote(text) else text
+    if not text or (text[0] not in _SUSPECT):  # most cells: decided by their first character
+        return text
+    return "'" + text if _needs_quote(text) else text
+
+
+_SUSPECT = FORMULA_START | {"'"}
 
 
 def neutralise_row(cells: list[str]) -> list[str]:

@@ -143,7 +143,8 @@ def test_csv_of_uneven_records_matches_the_two_pass_csv(tmp_path) -> None:
 
     from annotation_tasks.exporters import csv_writer
 
-    records = [{"a": 1, "votes": ["x"]}, {"b": "=cmd", "a": None}, {"a": "two\r\nlines", "extra": {"k": [1]}}, {}]
+    records = [{"a": 1, "votes": ["x"]}, {"b": "=cmd", "a": None}, {"a": "two\r\nlines", "extra": {"k": [1]}}, {},
+               {"a": "long, \"quoted\"\n" * 20_000}]  # a cell past the csv module's default field limit
     jsonl = tmp_path / "r.jsonl"
     jsonl.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
     out = io.StringIO(newline="")
