@@ -46,15 +46,17 @@ QUALITY_TASK = "annotation_tasks.build_monitor_quality"
 
 def project_overview(project: Project) -> dict:
     """Everything the monitor screen shows above the workers table, in one query-light dict. A large project's
-    time on task and attention checks (a sort of every finished time and a join of the labels on gold items:
-    ~200 of the overview's ~350 ms at 3.4*10^5 assignments, issue 25 item 1) come from the last Celery build
-    (services/derived.py, kept_quality), `quality_as_of` saying when it was figured."""
+    time on task, attention checks and parsed responses (a sort of every finished time, a join of the labels on
+    gold items and a scan of every response: ~220 of the overview's ~350 ms at 3.4*10^5 assignments, issue 25
+    item 1) come from the last Celery build (services/derived.py, kept_quality),
+    `quality_as_of` saying when it was figured."""
     by_status, by_verification, groups = _assignment_counts(project)
     quality = kept_quality(project, groups)
     return {
         "sources": Source.objects.filter(project=project).count(),
         "responses": Response.objects.filter(project=project).count(),
-        "responses_parsed": Response.objects.filter(project=project, parsed_at__isnull=False).count(),
+        "responses_parsed": quality["responses_parsed"],
+        # live: the validation screen counts its progress with it (Validate.vue)
         "qas_by_validity": _by_status_field(QA.objects.filter(project=project), "validity"),  # QA.project: one index
         "batches_by_status": _by_status(Batch.objects.filter(project=project)),
         "units_by_status": _by_status(Unit.objects.filter(project=project)),
@@ -84,7 +86,8 @@ def kept_quality(project: Project, groups: list[dict] | None = None) -> dict[str
     if kept is None or not derived.checked_recently(key, project):
         derived.queue_build(QUALITY_TASK, project)
     if kept is None:
-        return {"time_on_task": _time_stats([]) | {"count": None}, "attention_checks": [], "building": True}
+        return {"time_on_task": _time_stats([]) | {"count": None}, "attention_checks": [], "responses_parsed": None,
+                "building": True}
     return kept
 
 
@@ -102,10 +105,12 @@ def build_quality(project: Project) -> dict[str, Any]:
 
 
 def quality_figures(project: Project, groups: list[dict] | None = None) -> dict[str, Any]:
-    """Time on task of finished work and the attention checks' rows."""
+    """Time on task of finished work, the attention checks' rows, and the parsed responses (a scan of every
+    response, which changes with parsing, not work)."""
     if groups is None:
         groups = _assignment_counts(project)[2]
-    return {"time_on_task": _time_on_task(project, groups), "attention_checks": _attention_rows(project)}
+    return {"time_on_task": _time_on_task(project, groups), "attention_checks": _attention_rows(project),
+            "responses_parsed": Response.objects.filter(project=project, parsed_at__isnull=False).count()}
 
 
 def _assignment_counts(project: Project) -> tuple[dict[str, int], dict[str, int], list[dict]]:
