@@ -289,6 +289,10 @@ CELERY_TASK_ALWAYS_EAGER = env.bool("CELERY_TASK_ALWAYS_EAGER", default=False)
 CELERY_TASK_EAGER_PROPAGATES = True
 CELERY_TASK_ACKS_LATE = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1  # a worker holds one message at a time: a killed one gives back one Job
+# A prefork child whose resident memory is past this many KiB after a task is replaced by a fresh one: a large
+# project's report build leaves ~280 MB behind in the child (pandas' and Arrow's freed pages), and the next export's
+# peak stacked on it (an HF dataset job 246 -> 338 MB at 10^6 labels). Celery's own setting; 0 turns it off.
+CELERY_WORKER_MAX_MEMORY_PER_CHILD = env.int("CELERY_WORKER_MAX_MEMORY_PER_CHILD", default=250_000)
 CELERY_TASK_REJECT_ON_WORKER_LOST = True  # a prefork child killed mid-task: its message goes back to the queue
 # Background Jobs (services/jobs.py): a running Job writes its heartbeat at least every JOB_HEARTBEAT_SECONDS;
 # one without a heartbeat for JOB_STALL_SECONDS has lost its worker and is shown "stalled" with a Resume action,

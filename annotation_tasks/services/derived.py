@@ -104,11 +104,19 @@ def run_build(task: str, project_id: int, body: Callable[[Project], Any], *args:
 
 
 def release_memory() -> None:
-    """Hand the heap pages a build freed back to the operating system (glibc's malloc_trim; nothing elsewhere): a
-    web or Celery worker otherwise keeps the pages of a queue table's or report's freed frames (60-90 MB at 10^6
-    labels), and the next build's peak stacks on them (as services.exports does after an export)."""
+    """Hand the memory a build or an export freed back to the operating system: Arrow's pool (pandas 3 keeps string
+    columns there, in mimalloc) releases its unused pages, and glibc's malloc_trim the heap's (nothing elsewhere). A
+    web or Celery worker otherwise keeps the pages of a queue table's, report's or export's freed frames (60-90 MB
+    at 10^6 labels), and the next build's peak stacks on them."""
     import ctypes
+    import sys
 
+    arrow = sys.modules.get("pyarrow")
+    if arrow is not None:
+        try:
+            arrow.default_memory_pool().release_unused()
+        except Exception:  # noqa: BLE001 - an older or stub pyarrow: the heap is still trimmed
+            pass
     try:
         ctypes.CDLL(None).malloc_trim(0)
     except (AttributeError, OSError):

@@ -22,7 +22,7 @@ from django.conf import settings
 
 from annotation_tasks.exporters import csv_writer
 from annotation_tasks.models import QA, AnswerSpan, AtomicFact, Job, Project, Response
-from annotation_tasks.services import exports, jobs
+from annotation_tasks.services import derived, exports, jobs
 
 EXPORT_KEEP_HOURS = 24
 PROGRESS_EVERY = 2_000  # lines between progress writes
@@ -116,7 +116,7 @@ def _body(job: Job, progress: jobs.Progress) -> dict[str, Any]:
         shutil.rmtree(folder, ignore_errors=True)
         raise jobs.JobFailed(str(exc)) from exc
     finally:
-        exports.release_memory()  # the worker lives on: the next export starts from its baseline, not this peak
+        derived.release_memory()  # the worker lives on: the next export starts from its baseline, not this peak
     progress.set(done=max(job.total, lines or 0))
     return {"file": target.name, "bytes": target.stat().st_size, "lines": lines,
             "download": f"/api/jobs/{job.pk}/download/"}

@@ -9,7 +9,6 @@ project's labels before the first line).
 """
 from __future__ import annotations
 
-import ctypes
 import itertools
 import json
 import os
@@ -36,6 +35,7 @@ from annotation_tasks.exporters.certainty import ModelledLabels
 from annotation_tasks.models import QA, AnswerSpan, AtomicFact, Project, Response
 from annotation_tasks.protocols import label_level
 from annotation_tasks.services import campaigns, frames
+from annotation_tasks.services.derived import release_memory
 
 
 def _campaign_lines(project: Project, *, aggregation: str = "majority") -> Iterator[str]:
@@ -340,16 +340,6 @@ def _value_counts(labels: QuerySet, spec: Any, response_field: str
                        weights=np.frombuffer(n_col, dtype=np.int64), minlength=len(item_ids) * len(codes))
     counts = flat.astype(np.int64).reshape(len(item_ids), len(codes))
     return codes, item_ids, np.frombuffer(response_col, dtype=np.int64)[first].copy(), counts
-
-
-def release_memory() -> None:
-    """Hand the heap pages freed so far back to the operating system (glibc's malloc_trim; nothing elsewhere): a
-    long-lived Celery worker keeps the pages of an export's freed rows otherwise, and the next export's peak
-    stacks on them."""
-    try:
-        ctypes.CDLL(None).malloc_trim(0)
-    except (AttributeError, OSError):
-        pass
 
 
 def _split_codes(splits: _Lookup, responses: np.ndarray) -> np.ndarray:
