@@ -179,6 +179,7 @@ def main() -> int:
     ap.add_argument("--factcrowd-json", type=Path, default=None, help="bench_scale.py --json-out, for ratios")
     ap.add_argument("--json-out", type=Path, default=None)
     ap.add_argument("--import-only", action="store_true")
+    ap.add_argument("--skip-export", action="store_true", help="the lists only (the JSON export took 877 s here)")
     ap.add_argument("--ls-json", type=Path, default=None,
                     help="an earlier --json-out of this script: print its ratios against --factcrowd-json, run nothing")
     args = ap.parse_args()
@@ -245,9 +246,10 @@ def run(args: argparse.Namespace, session: requests.Session, base: str, pid: int
         "list_filter": timed(session, f"{base}/api/tasks?project={pk}&page=1&page_size=20&query=" + quote(json.dumps(
             {"filters": {"conjunction": "and", "items": [{"filter": "filter:tasks:data.unit", "operator": "equal",
                                                           "type": "Number", "value": unit}]}})), pid, args.repeat),
-        "export_jsonl": timed(session, f"{base}/api/projects/{pk}/export?exportType=JSON&download_all_tasks=true",
-                              pid, args.export_repeat, args.export_timeout),
     }
+    if not args.skip_export:
+        figures["export_jsonl"] = timed(session, f"{base}/api/projects/{pk}/export?exportType=JSON&download_all_tasks=true",
+                                        pid, args.export_repeat, args.export_timeout)
     names = {"list_first": "task list page 1", "list_last": f"task list page {last} (last)",
              "list_filter": "data filter (data.unit = one)", "export_jsonl": "JSON export (all tasks)"}
     for key, row in figures.items():

@@ -137,18 +137,7 @@ def _counts_here(project: Project, key: str) -> tuple | None:
     took ~130 ms and grew the web worker."""
     from annotation_tasks.services import derived
 
-    store = derived.store(project)
-    token = store.get(f"{key}:token")
-    here = _COUNTS_HERE.get(project.pk)
-    if token is not None and here is not None and here[2] == token:
-        return here
-    kept = store.get(key)
-    _COUNTS_HERE.pop(project.pk, None)
-    if kept is not None:
-        while len(_COUNTS_HERE) >= 2:
-            _COUNTS_HERE.pop(next(iter(_COUNTS_HERE)))
-        _COUNTS_HERE[project.pk] = kept
-    return kept
+    return derived.latest_copy(project, key, _COUNTS_HERE, lambda kept: kept, token_at=2)
 
 
 def counts_for(project: Project, version: str, kept: tuple | None = None) -> KeptCounts:
@@ -444,20 +433,8 @@ def _kept_here(project: Project) -> tuple[str, pd.DataFrame, list[Tally]] | None
     10^6 labels. (token, table, tallies), or None when nothing is built."""
     from annotation_tasks.services import derived
 
-    key = _table_key(project)
-    store = derived.store(project)
-    token = store.get(f"{key}:token")
-    here = _HERE.get(project.pk)
-    if token is not None and here is not None and here[0] == token:
-        return here
-    kept = store.get(key)
-    if kept is None or len(kept) < 4:
-        return None
-    _HERE.pop(project.pk, None)
-    while len(_HERE) >= 2:  # a few large projects' tables at most (tens of MB each)
-        _HERE.pop(next(iter(_HERE)))
-    _HERE[project.pk] = (kept[3], kept[1], kept[2])
-    return _HERE[project.pk]
+    return derived.latest_copy(project, _table_key(project), _HERE,
+                               lambda kept: (kept[3], kept[1], kept[2]) if len(kept) >= 4 else None, token_at=0)
 
 
 def _stale_set() -> set[int]:

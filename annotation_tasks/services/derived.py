@@ -46,6 +46,26 @@ def store(project: Project) -> BaseCache:
     return derived_cache() if in_background(project) else cache
 
 
+def latest_copy(project: Project, key: str, copies: dict[int, Any], make: Callable[[Any], Any],
+                token_at: int) -> Any:
+    """This process's copy of the build kept under `key` (made from it by `make`, None to refuse it), read and
+    unpickled again only when the build's token (`key:token`, at `token_at` in the copy) changed: a large
+    project's queue table or counts were ~1 s and tens of MB a request otherwise. At most two projects' copies."""
+    kept_in = store(project)
+    token = kept_in.get(f"{key}:token")
+    here = copies.get(project.pk)
+    if token is not None and here is not None and here[token_at] == token:
+        return here
+    kept = kept_in.get(key)
+    copies.pop(project.pk, None)
+    made = make(kept) if kept is not None else None
+    if made is not None:
+        while len(copies) >= 2:
+            copies.pop(next(iter(copies)))
+        copies[project.pk] = made
+    return made
+
+
 def mark_checked(key: str, project: Project) -> None:
     """The build kept under `key` was just found current (or built)."""
     store(project).set(f"{key}:checked", time.time(), KEEP_SECONDS)
