@@ -142,13 +142,19 @@ def majorities_and_certainty(rows: list[tuple[str, int, int, Any]]
 
 def _fields_of(keys: list[Key], counts: np.ndarray, winner: np.ndarray, names: list[str],
                modelled: dict[Key, dict[str, Any]]) -> dict[Key, dict[str, Any]]:
-    """certainty's fields of these items (a modelled item keeps the model's)."""
-    post = majority_posterior(counts, winner)
+    """certainty's fields of these items (a modelled item keeps the model's). The fields depend on an item's vote
+    counts and winner only, and a chunk's thousands of items have a handful of distinct ones: each is figured once
+    and its (never mutated) dict shared by the items that have it (~2 s of a 10^6-label export)."""
+    if not len(keys):
+        return {}
+    distinct, which = np.unique(np.column_stack([counts, winner]), axis=0, return_inverse=True)
+    post = majority_posterior(distinct[:, :-1], distinct[:, -1])
     p, low, high = (np.asarray(post[k], dtype=float).tolist() for k in ("posterior", "ci_low", "ci_high"))
     soft = np.asarray(post["soft"], dtype=float).tolist()
+    fields = [{"posterior": round(p[r], 4), "posterior_ci95": [round(low[r], 4), round(high[r], 4)],
+               "soft_label": {n: round(v, 4) for n, v in zip(names, soft[r], strict=True)}} for r in range(len(p))]
     out: dict[Key, dict[str, Any]] = {}
-    for r, key in enumerate(keys):
+    for key, r in zip(keys, np.ravel(which).tolist(), strict=True):
         got = modelled.get(key)
-        out[key] = got or {"posterior": round(p[r], 4), "posterior_ci95": [round(low[r], 4), round(high[r], 4)],
-                           "soft_label": {n: round(v, 4) for n, v in zip(names, soft[r], strict=True)}}
+        out[key] = got or fields[r]
     return out
