@@ -132,6 +132,23 @@ summary cold 2.45 s (miss; worker 180 -> 295 MB, peak +191), warm 49 ms, a 100-r
 cold 1.14 s (miss by 0.14 s; peak +74 MB), cached 32 ms, workers page 2 (the full build) 12 ms after it, peak
 +213 MB (worker 375 MB after: miss); qa-jsonl streamed first byte 130 ms, 173 MB in 15.7 s; CSV job accepted
 112 ms, ran 30.8 s, Celery peak 194 MB; HF dataset job accepted 183 ms, ran 36.9 s, Celery peak 246 MB.
+Derived builds in Celery on every deployment (1a5fe2a..ba0ec5e: the `derived` cache, FileBasedCache in VAR_DIR
+unless redis; the queue task counts, keeps the report summary, then the table; the monitor's slow figures kept;
+narrow queue table; bootstrap chunks; Arrow's pool released; certainty per distinct vote count), --server on
+factcrowd_scale_final, 2026-12-05 12:44-12:46 UTC, load 0.8-1.4, median of 3, gunicorn worker from 139 MB:
+workers page 1 cold 125 ms, warm 29, last 28, search 15; batches 38; responses first / last / middle 15 / 17 / 28,
+search+filter 62; QAs first / last / middle 61 / 56 / 79, cursor 76, ?search= middle 155, ?kind= middle 56; units
+42; assignments 52, ?status= middle 61, source search 34; monitor overview 138 ms (was 534). Queue summary: the
+first ask 12 ms (`building`, the Celery build queued), the build 5.1 s in Celery (peak 332 MB), then 10 ms kept, a
+100-row page 32 ms; report summary 61 ms from the counts the same task kept (was 1.14 s cold), 17 ms kept; the full
+report 5.0 s in Celery (peak 488 MB: the one figure still over 300 MB), its workers page 7 ms. The gunicorn worker
+ends at 235 MB (was 375) holding the queue table's and counts' copies. qa-jsonl streamed: first byte 89 ms, 173 MB
+in 12.2 s; CSV job accepted 75 ms, ran 18.3 s (was 30.8), Celery peak 221 MB; HF dataset job accepted 133 ms, ran
+28.6 s (was 36.9; 26.3 s in-process), peak 268 MB (after the report build in the same solo worker: 338 MB before
+Arrow's pool was released). Label Studio 1.23.2 on the same 113,540 tasks, the same session (12:38-12:39 UTC,
+`bench_label_studio.py --skip-export`, load 1.1): task list page 1 / last page / data filter 144 / 156 / 172 ms,
+against ours 18.7 / 38.6 / 63.6 ms at 12:37-12:38 (LS/FactCrowd 7.7x / 4.0x / 2.7x); its JSON export was 876.7 s
+and 3.2 GB (2026-12-04), ours streams in 12.2 s.
   DEBUG=true .venv/bin/python bench/bench_scale.py --scale 1 --keep --server --port 8720 \
       --database-url postgres://factcrowd:factcrowd@127.0.0.1:5432/factcrowd_scale_final --json-out F
 """
