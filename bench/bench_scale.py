@@ -132,7 +132,7 @@ summary cold 2.45 s (miss; worker 180 -> 295 MB, peak +191), warm 49 ms, a 100-r
 cold 1.14 s (miss by 0.14 s; peak +74 MB), cached 32 ms, workers page 2 (the full build) 12 ms after it, peak
 +213 MB (worker 375 MB after: miss); qa-jsonl streamed first byte 130 ms, 173 MB in 15.7 s; CSV job accepted
 112 ms, ran 30.8 s, Celery peak 194 MB; HF dataset job accepted 183 ms, ran 36.9 s, Celery peak 246 MB.
-Derived builds in Celery on every deployment (1a5fe2a..ba0ec5e: the `derived` cache, FileBasedCache in VAR_DIR
+Derived builds in Celery on every deployment (1a5fe2a..e90190b: the `derived` cache, FileBasedCache in VAR_DIR
 unless redis; the queue task counts, keeps the report summary, then the table; the monitor's slow figures kept;
 narrow queue table; bootstrap chunks; Arrow's pool released; certainty per distinct vote count), --server on
 factcrowd_scale_final, 2026-12-05 12:44-12:46 UTC, load 0.8-1.4, median of 3, gunicorn worker from 139 MB:
