@@ -22,13 +22,14 @@ Pure: a labels frame (level, item_id, worker_id, label) in, frames out; label or
 from __future__ import annotations
 
 import warnings
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 from scipy import special  # not scipy.stats: its import is ~46 MB more in every worker that builds a queue
 
-from annotation_tasks.analysis.aggregation import ItemCounts, LabelOrders, item_counts, split_levels
+from annotation_tasks.analysis.aggregation import ItemCounts, LabelOrders, item_counts, level_counts, split_levels
 
 MODELS = ("majority", "dawid_skene", "glad")
 PRIOR = 1.0  # symmetric Dirichlet pseudo-count per label
@@ -149,8 +150,9 @@ def _model_interval(ic: ItemCounts, worker_codes: np.ndarray, n_workers: int, pr
 
 
 def _level(level: str, group: pd.DataFrame, model: str, orders: LabelOrders | None,
-           seed: int, with_soft: bool = True) -> tuple[pd.DataFrame, pd.DataFrame]:
-    ic = item_counts(group, level, orders)
+           seed: int, with_soft: bool = True, counts: Mapping[str, ItemCounts] | None = None,
+           ) -> tuple[pd.DataFrame, pd.DataFrame]:
+    ic = level_counts(group, level, counts) if orders is None else item_counts(group, level, orders)
     worker_codes, workers = pd.factorize(group["worker_id"].to_numpy(), sort=True)
     categories = np.asarray(ic.categories, dtype=object)
     n = ic.n_per_item
@@ -169,8 +171,9 @@ def _level(level: str, group: pd.DataFrame, model: str, orders: LabelOrders | No
         low, high = np.minimum(low, point), np.maximum(high, point)
         p_right = soft[ic.item_codes, ic.label_codes]
     a = ic.counts[rows, label] + PRIOR
-    items = pd.DataFrame({
-        "level": level, "item_id": ic.item_ids, "label": categories[label], "posterior": point,
+    items = pd.DataFrame({  # level and label as categories: a string per item of 10^5-10^6 cost tens of MB
+        "level": pd.Categorical.from_codes(np.zeros(len(rows), dtype=np.int8), [level]), "item_id": ic.item_ids,
+        "label": pd.Categorical.from_codes(label, list(categories)), "posterior": point,
         "ci_low": low, "ci_high": high, "p_majority": _beta_sf_half(a, n + len(categories) * PRIOR - a),
         "n_votes": n,
         "soft": [dict(zip(ic.categories, r, strict=True)) for r in np.round(soft, 4).tolist()] if with_soft else None,
@@ -179,12 +182,14 @@ def _level(level: str, group: pd.DataFrame, model: str, orders: LabelOrders | No
 
 
 def estimate(labels: pd.DataFrame, model: str = "majority", *, orders: LabelOrders | None = None,
-             seed: int = 0, with_soft: bool = True) -> Uncertainty:
+             seed: int = 0, with_soft: bool = True, counts: Mapping[str, ItemCounts] | None = None) -> Uncertainty:
     """Item posteriors and worker accuracies of one aggregation model, level by level (with_soft=False leaves the
-    per-item soft-label dicts out: the report does not show them, and a million items build them slowly)."""
+    per-item soft-label dicts out: the report does not show them, and a million items build them slowly).
+    `counts`: the levels' item counts of these labels already made (aggregation.counts_by_level, the report's), so
+    they are not counted again (~50 MB of a 10^6-label report build's peak)."""
     if model not in MODELS:
         raise ValueError(f"uncertainty: unknown aggregation {model!r} (expected one of {', '.join(MODELS)})")
-    parts = [_level(level, group, model, orders, seed, with_soft) for level, group in split_levels(labels)
+    parts = [_level(level, group, model, orders, seed, with_soft, counts) for level, group in split_levels(labels)
              if len(group)]
     if not parts:
         return Uncertainty(model, pd.DataFrame(columns=ITEM_COLUMNS), pd.DataFrame(columns=WORKER_COLUMNS))

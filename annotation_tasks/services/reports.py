@@ -6,7 +6,7 @@ Everything in it is JSON-ready (plain ints, floats, strings, None; no NaN), and 
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -92,14 +92,15 @@ def _time_on_task(project: Project) -> dict[str, Any]:
     return time_histogram(m / 1000 for m in ms.iterator())
 
 
-def _uncertainty(labels: pd.DataFrame, aggregation: Sequence[str], who: dict[int, dict[str, Any]]) -> dict | None:
+def _uncertainty(labels: pd.DataFrame, aggregation: Sequence[str], who: dict[int, dict[str, Any]],
+                 counts: Mapping[str, Any] | None = None) -> dict | None:
     """Item difficulty (least certain labels first) and worker ability (accuracy with its SE) under the first
     modelled aggregation asked for (Dawid-Skene or GLAD), else the majority (analysis.uncertainty)."""
     if labels.empty:
         return None
     model = next((m for m in aggregation if m in UNCERTAINTY_MODELS and m != "majority"), "majority")
     section = uncertainty_summary(estimate_uncertainty(labels[["level", "item_id", "worker_id", "label"]], model,
-                                                       with_soft=False))
+                                                       with_soft=False, counts=counts))
     section["workers"] = _named_workers(section["workers"], who)  # type: ignore[arg-type]
     return section
 
@@ -156,7 +157,7 @@ def build_report(project: Project | str, by: str | None = None, aggregation: Seq
     report["pairwise"] = pairwise_summary(frames.preferences_frame(project))
     try:
         report["aggregation"] = compare_with_majority(labels, aggregation) if aggregation else None
-        report["uncertainty"] = _uncertainty(labels, aggregation, who)
+        report["uncertainty"] = _uncertainty(labels, aggregation, who, counts)
     except ValueError as exc:
         raise ReportError(str(exc)) from exc
     from annotation_tasks.services.adjudication import majority_agreement
