@@ -140,13 +140,13 @@ def _counts_here(project: Project, key: str) -> tuple | None:
     return derived.latest_copy(project, key, _COUNTS_HERE, lambda kept: kept, token_at=2)
 
 
-def counts_for(project: Project, version: str, kept: tuple | None = None) -> KeptCounts:
+def counts_for(project: Project, version: str) -> KeptCounts:
     """The kept counts when they are of `version`, else counted now and kept (either way marked checked)."""
     from annotation_tasks.services import derived
 
     key = _counts_key(project)
     store = derived.store(project)
-    kept = kept if kept is not None else store.get(key)
+    kept = store.get(key)
     if kept is None or kept[0] != version:
         kept = (version, level_counts(project), uuid.uuid4().hex)
         keep = derived.KEEP_SECONDS if derived.in_background(project) else COUNTS_SECONDS

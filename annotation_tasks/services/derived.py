@@ -1,9 +1,9 @@
-"""What is built from a large project's labels off the request: the adjudication queue's table and the report.
+"""What is built from a large project's labels off the request: the adjudication queue's table, the label counts,
+the report and the monitor's slow figures.
 
 Built in the request, either read the project's million labels into frames: 30 s and +160 MB in the web worker for
 the queue's first page at 10^6 labels on a loaded 2-core box (issue 25). For a large project (versions.is_large)
-whose cache is shared with the Celery workers (a redis:// CACHE_URL, as docker/compose.yml sets), the request
-queues a build (a Celery task, one at a time per project and kind) and answers with the last build while the new
+the request queues a build (a Celery task, one at a time per project and kind) and answers with the last build while the new
 one runs (stale), or says it is being built when there is none yet. The request reads neither the labels nor
 the data version (about a second of aggregates at that size): the task compares the version and rebuilds only
 on a change; a build checked within CHECK_SECONDS is served as current. A small project builds in the request.
@@ -81,8 +81,8 @@ class Building(Exception):
 
 
 def shared_cache() -> bool:
-    """Whether the derived cache is one the Celery workers share (redis or the database, not a per-process
-    memory cache)."""
+    """Whether the derived cache is one the Celery workers share (redis or files, not a per-process memory
+    cache)."""
     backend = settings.CACHES.get("derived", settings.CACHES["default"])["BACKEND"].lower()
     return "locmem" not in backend and "dummy" not in backend
 

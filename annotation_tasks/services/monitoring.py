@@ -81,7 +81,7 @@ def kept_quality(project: Project, groups: list[dict] | None = None) -> dict[str
 
     if not derived.in_background(project):
         return quality_figures(project, groups)
-    key = f"factcrowd:monitor-quality:{project.pk}"
+    key = _quality_key(project)
     kept = derived.store(project).get(key)
     if kept is None or not derived.checked_recently(key, project):
         derived.queue_build(QUALITY_TASK, project)
@@ -91,13 +91,17 @@ def kept_quality(project: Project, groups: list[dict] | None = None) -> dict[str
     return kept
 
 
+def _quality_key(project: Project) -> str:
+    return f"factcrowd:monitor-quality:{project.pk}"
+
+
 def build_quality(project: Project) -> dict[str, Any]:
     """The Celery task's body: figure a large project's time on task and attention checks and keep them."""
     import time
 
     from annotation_tasks.services import derived
 
-    key = f"factcrowd:monitor-quality:{project.pk}"
+    key = _quality_key(project)
     figures = {**quality_figures(project), "as_of": time.time()}
     derived.store(project).set(key, figures, derived.KEEP_SECONDS)
     derived.mark_checked(key, project)
