@@ -4,7 +4,8 @@ A worker does not run Django's system checks when it loads its tasks (CELERY_SKI
 fixup): the URL checks import the URLconf, so every view, and with them pandas, pyarrow, scipy and krippendorff
 (services.exports, services.adjudication, analysis.uncertainty): an idle worker was 225 MB where its tasks need
 ~57 MB (tests/jobs/test_worker_boot.py). The checks still run in `manage.py check` / `migrate` and the web process;
-set CELERY_SKIP_CHECKS= (empty) to run them in a worker too.
+set CELERY_SKIP_CHECKS= (empty) to run them in a worker too. A worker's allocator is tuned for its builds when it
+starts (backend/allocator.py).
 """
 import os
 
@@ -16,6 +17,15 @@ os.environ.setdefault("CELERY_SKIP_CHECKS", "1")
 app = Celery("factcrowd")
 app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks(related_name="celery_tasks")
+
+
+@signals.worker_init.connect
+def _tune_allocator(**_kwargs) -> None:
+    """A worker's builds give freed frames back (backend/allocator.py): set before its pool forks and before its
+    first task loads pyarrow; web processes and tests, which also import this module, keep the defaults."""
+    from backend import allocator
+
+    allocator.tune()
 
 
 @signals.worker_init.connect

@@ -27,6 +27,25 @@ from annotation_tasks.analysis.vocabularies import LabelOrders, label_orders, us
 MAJORITY_COLUMNS = ["level", "item_id", "majority", "n_labels", "votes", "tie"]
 
 
+def code_dtype(n_categories: int) -> type[np.signedinteger]:
+    """The dtype of a category code (-1 for none): a level has a handful of labels, and per-label arrays of int8
+    instead of int64 are ~30 MB less of a report build at 10^6 labels."""
+    return np.int8 if n_categories < np.iinfo(np.int8).max else np.int32
+
+
+def _factorize_ids(ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(int32 code per value, sorted distinct values): pd.factorize(sort=True), without its hash table when the
+    values are already sorted (a labels frame is sorted by item)."""
+    ids = np.asarray(ids)
+    if len(ids) > 1 and (ids[1:] >= ids[:-1]).all():
+        step = ids[1:] != ids[:-1]
+        codes = np.zeros(len(ids), dtype=np.int32)
+        np.cumsum(step, out=codes[1:])
+        return codes, ids[np.concatenate(([True], step))]
+    codes, uniques = pd.factorize(ids, sort=True)
+    return codes.astype(np.int32), np.asarray(uniques)
+
+
 @dataclass(frozen=True, eq=False)
 class ItemCounts:
     """Label counts of one level: counts[i, c] = labels of category c on item item_ids[i].
@@ -56,7 +75,7 @@ class ItemCounts:
         """Per label: the majority column of the OTHER labels of its item (the label's own vote removed), and
         whether it can be compared (someone else labelled the item and the others do not tie)."""
         n_cat = len(self.categories)
-        others = np.empty((len(self.item_codes), n_cat), dtype=np.int64)
+        others = np.empty((len(self.item_codes), n_cat), dtype=np.int32)
         for c in range(n_cat):  # column by column: no (n_labels, n_cat) temporary per step
             np.subtract(self.counts[self.item_codes, c], self.label_codes == c, out=others[:, c])
         winner, tie = majority_from_counts(others)
@@ -69,8 +88,7 @@ class ItemCounts:
         """(worker code per label, sorted distinct worker ids): pd.factorize of worker_ids with sort=True."""
         if self.worker_ids is None:
             raise ValueError("these counts were built without worker ids")
-        codes, uniques = pd.factorize(self.worker_ids, sort=True)
-        return codes, np.asarray(uniques)
+        return _factorize_ids(self.worker_ids)
 
 
 def split_levels(labels: pd.DataFrame) -> Iterator[tuple[str, pd.DataFrame]]:
@@ -131,21 +149,21 @@ def item_counts(labels: pd.DataFrame, level: str | None = None, orders: LabelOrd
         # Fast path for frames from services.frames: remap the existing codes, no string comparisons.
         categories = categories_for(level, column.unique().dropna().to_numpy(), orders)
         remap = np.array([categories.index(c) if c in categories else -1 for c in column.cat.categories] + [-1])
-        label_codes = remap[column.cat.codes.to_numpy()].astype(np.int64)  # code -1 (missing) -> last -> -1
+        label_codes = remap[column.cat.codes.to_numpy()].astype(code_dtype(len(categories)))  # -1: missing
     else:
         label_values = column.to_numpy()
         categories = categories_for(level, label_values[pd.notna(label_values)], orders)
-        label_codes = pd.Categorical(label_values, categories=list(categories)).codes.astype(np.int64)
+        label_codes = pd.Categorical(label_values, categories=list(categories)).codes.astype(code_dtype(len(categories)))
     if (label_codes < 0).any():
         raise ValueError("labels frame has missing labels; drop them before counting")
-    item_codes, item_ids = pd.factorize(labels["item_id"].to_numpy(), sort=True)
+    item_codes, item_ids = _factorize_ids(labels["item_id"].to_numpy())
     n_items, n_cat = len(item_ids), len(categories)
-    flat = np.bincount(item_codes * n_cat + label_codes, minlength=n_items * n_cat)
+    flat = np.bincount(item_codes.astype(np.int64) * n_cat + label_codes, minlength=n_items * n_cat)
     return ItemCounts(
-        item_ids=np.asarray(item_ids),
+        item_ids=item_ids,
         categories=categories,
         counts=flat.reshape(n_items, n_cat),
-        item_codes=item_codes.astype(np.int64),
+        item_codes=item_codes,
         label_codes=label_codes,
         worker_ids=labels["worker_id"].to_numpy() if "worker_id" in labels else None,
     )
@@ -160,14 +178,14 @@ def majority_from_counts(counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """
     counts = np.asarray(counts)
     if counts.size == 0:
-        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=bool)
+        return np.zeros(0, dtype=np.int8), np.zeros(0, dtype=bool)
     top = counts[:, 0].copy()
-    winner = np.zeros(len(counts), dtype=np.int64)
+    winner = np.zeros(len(counts), dtype=code_dtype(counts.shape[1]))
     for c in range(1, counts.shape[1]):
         column = counts[:, c]
         winner[column > top] = c
         np.maximum(top, column, out=top)
-    n_top = np.zeros(len(counts), dtype=np.int64)
+    n_top = np.zeros(len(counts), dtype=code_dtype(counts.shape[1]))
     for c in range(counts.shape[1]):
         n_top += counts[:, c] == top
     return winner, n_top > 1

@@ -21,6 +21,10 @@ import pandas as pd
 
 from annotation_tasks.analysis.aggregation import ItemCounts, level_counts, split_levels
 
+# indices drawn at once (whole resamples of n, at least one): 10^5 is under 1 MB of indices (and of values) a
+# chunk, which the allocator reuses, where 10^6 was 16 MB and 5 * 10^6 80 MB of a report build's peak at 10^5
+# responses, for the same seconds
+BOOTSTRAP_CELLS = 100_000
 VERDICT_COLUMNS = ["item_id", "response_id", "predicate_id", "qa_majority", "span_covered", "supported", "error"]
 
 
@@ -117,8 +121,7 @@ def bootstrap_mean_ci(
     if n == 1:
         return float(values[0]), float(values[0])
     rng = np.random.default_rng(seed)
-    chunk = max(1, min(n_boot, 1_000_000 // n))  # ~16 MB of indices and values a chunk (5 * 10^6: ~80 MB of a
-    # report build's peak at 10^5 responses); the draws are the same whatever the chunk
+    chunk = max(1, min(n_boot, BOOTSTRAP_CELLS // n))  # the draws are the same whatever the chunk
     means = np.empty(n_boot)
     for start in range(0, n_boot, chunk):
         stop = min(n_boot, start + chunk)
@@ -160,7 +163,9 @@ def system_consistency(
     move the intervals of the others. `counts`: as in qa_verdicts.
     """
     keys = ["system"] if by in (None, "system") else [by, "system"]
-    verdicts = qa_verdicts(labels, qas[["item_id", "response_id", "predicate_id", *keys]], qa_spans, counts)
+    # the grouping names as categories: one code per QA instead of a string (10^5-10^6 QAs), grouped by code
+    qas = qas[["item_id", "response_id", "predicate_id", *keys]].astype({k: "category" for k in keys})
+    verdicts = qa_verdicts(labels, qas, qa_spans, counts)
     if verdicts.empty:
         return []
     scores = response_scores(verdicts)

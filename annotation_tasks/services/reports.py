@@ -73,13 +73,16 @@ def _labelled_counts(responses: pd.DataFrame, labels: pd.DataFrame) -> dict[str,
 
 
 def _unlabelled_groups(responses: pd.DataFrame, labels: pd.DataFrame, by: str | None) -> list[dict[str, Any]]:
-    """Systems (and groups of `by`) that have responses but no label yet: listed, never silently left out."""
+    """Systems (and groups of `by`) that have responses but no label yet: listed, never silently left out. The
+    groups with labels are those of the labelled responses (the labels frame need not carry the system)."""
     out: list[dict[str, Any]] = []
+    labelled = responses["response_id"].isin(labels["response_id"].unique()) if len(labels) else None
     for column in dict.fromkeys(["system", *([by] if by else [])]):
         if column not in responses:
             continue
         sizes = responses.groupby(column, sort=True, dropna=True).size()
-        missing = groups_without_labels(list(sizes.index), labels[column].dropna().unique() if len(labels) else [])
+        missing = groups_without_labels(list(sizes.index),
+                                        responses.loc[labelled, column].dropna().unique() if len(labels) else [])
         out += [{"by": column, "group": g, "n_responses": int(sizes[g])} for g in missing]
     return out
 
@@ -121,10 +124,12 @@ def build_report(project: Project | str, by: str | None = None, aggregation: Seq
     if by is not None and by not in GROUPINGS:
         raise ReportError(f"--by must be one of {', '.join(GROUPINGS)}, not {by!r}")
     responses = frames.responses_frame(project)
-    qas = frames.qas_frame(project, responses=responses)  # the QA level's items: read once, for labels and consistency
-    # the sections group labels by system and `by` only: source, dataset and split ids per label left out (~33 MB)
+    # the sections group QAs by system and `by`, labels by `by` only: the other ids and names of a response per
+    # label and QA left out (~55 MB at 10^6 labels), and the labels' assignment ids too
+    qas = frames.qas_frame(project, responses=responses,  # read once: the QA labels' items, consistency
+                           group_columns=[c for c in frames.GROUP_COLUMNS if c in ("system", by)])
     labels = frames.labels_frame(project, responses=responses, items={"qa": qas},
-                                 group_columns=[c for c in frames.GROUP_COLUMNS if c in ("system", by)])
+                                 group_columns=[c for c in frames.GROUP_COLUMNS if c == by], with_assignments=False)
     counts = counts_by_level(labels)  # each level's item counts and majorities: one pass, shared by every section
     workers, confusion = worker_table(labels, counts), worker_confusion(labels, counts)
     who = identity.describe_many({r["worker_id"] for r in workers} | {r["worker_id"] for r in confusion},

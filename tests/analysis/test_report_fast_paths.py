@@ -1,8 +1,9 @@
 """The report's fast paths give the same answers as the plain ones.
 
-- services.frames._number_records: the database packs each column into one value (PostgreSQL string_agg of
-  int8send, SQLite group_concat) and booleans into one column of bit flags; checked against values_list on
-  whichever database the suite runs on (scripts/test.sh runs it on SQLite and PostgreSQL).
+- services.frames._number_records: PostgreSQL streams fixed-width binary COPY rows (decoded chunk by chunk),
+  SQLite packs each column into one group_concat and booleans into one column of bit flags; checked against
+  values_list on whichever database the suite runs on (scripts/test.sh runs it on SQLite and PostgreSQL), and the
+  COPY decoder on streams cut at every byte.
 - analysis: item counts computed once per level (aggregation.counts_by_level) and shared by the agreement table,
   the worker table, the confusion matrices and consistency give exactly what each computes on its own.
 """
@@ -131,6 +132,55 @@ def test_number_frames_read_the_same_rows_as_values_list(labelled: Project) -> N
 
 
 @pytest.mark.django_db
+def test_number_frames_decoded_in_small_chunks_read_the_same_rows(labelled: Project, monkeypatch) -> None:
+    """COPY rows decoded a few bytes at a time (chunks end inside the header, a row, the trailer) are the rows."""
+    monkeypatch.setattr(frames, "COPY_CHUNK", 7)
+    columns = ["qa_id", "assignment_id", "supported", "derived_from_span"]
+    queryset = QALabel.objects.filter(Assignment.counted_q("assignment__"), assignment__unit__project=labelled)
+    frame = frames._number_records(queryset, columns)
+    assert sorted(map(tuple, frame.to_numpy().tolist())) == sorted(
+        tuple(int(v) for v in row) for row in queryset.values_list(*columns))
+
+
+def _copy_stream(rows: list[tuple[int | None, ...]]) -> bytes:
+    """A binary COPY stream of int8 columns as PostgreSQL writes it (None: a NULL field, length -1)."""
+    out = bytearray(frames.COPY_SIGNATURE + (0).to_bytes(4, "big") + (0).to_bytes(4, "big"))
+    for row in rows:
+        out += len(row).to_bytes(2, "big")
+        for value in row:
+            out += (-1).to_bytes(4, "big", signed=True) if value is None else \
+                (8).to_bytes(4, "big") + value.to_bytes(8, "big", signed=True)
+    return bytes(out + (-1).to_bytes(2, "big", signed=True))
+
+
+@pytest.mark.parametrize("cut", [1, 5, 19, 26, 64])
+def test_copy_rows_decode_any_cut_of_the_stream(cut: int, monkeypatch) -> None:
+    monkeypatch.setattr(frames, "COPY_CHUNK", 16)
+    rows = [(i, -i * 10**12, i % 2) for i in range(50)]
+    stream = _copy_stream(rows)
+    reader = frames._CopyRows(3)
+    for start in range(0, len(stream), cut):
+        reader.feed(stream[start:start + cut])
+    assert reader.columns().tolist() == [list(r) for r in rows]
+    empty = frames._CopyRows(2)
+    empty.feed(_copy_stream([]))
+    assert empty.columns().shape == (0, 2)
+
+
+def test_copy_rows_refuse_a_null_and_a_cut_stream() -> None:
+    with_null = frames._CopyRows(2)
+    with pytest.raises(ValueError, match="NULL"):
+        with_null.feed(_copy_stream([(1, 2), (3, None), (5, 6)]))
+        with_null.columns()
+    cut = frames._CopyRows(2)
+    cut.feed(_copy_stream([(1, 2), (3, 4)])[:-5])
+    with pytest.raises(ValueError):
+        cut.columns()
+    with pytest.raises(ValueError, match="signature"):
+        frames._CopyRows(1).feed(b"not a copy stream" * 1000000)
+
+
+@pytest.mark.django_db
 def test_number_frames_refuse_null_values(labelled: Project) -> None:
     first = Assignment.objects.filter(unit__project=labelled).order_by("id").first()
     Assignment.objects.filter(pk=first.pk).update(time_on_task_ms=1200)  # the others stay NULL
@@ -148,3 +198,9 @@ def test_labels_frame_keeps_both_flags_and_the_workers(labelled: Project) -> Non
                      labels["derived_from_span"], strict=True))
     assert got == expected
     assert labels[["item_id", "worker_id"]].apply(tuple, axis=1).is_monotonic_increasing  # the frame's order
+    # the report's narrow frame: the same rows without the assignments and the responses' group columns
+    narrow = frames.labels_frame(labelled, levels=["qa"], group_columns=[], with_assignments=False)
+    assert list(narrow.columns) == ["level", "item_id", "response_id", "worker_id", "label", "derived_from_span"]
+    assert narrow.equals(labels[list(narrow.columns)])
+    qas = frames.qas_frame(labelled, group_columns=["system"])
+    assert list(qas.columns) == ["item_id", "response_id", "predicate_id", "system"] and set(qas["system"]) == {"m"}

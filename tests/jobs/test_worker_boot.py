@@ -48,3 +48,31 @@ def test_the_check_the_boot_skips_is_what_imported_them():
     """The guard can fail: with Django's system checks (the URLconf, every view) the same boot loads pandas."""
     seen = boot(CELERY_SKIP_CHECKS="")
     assert "pandas" in seen["loaded"]
+
+
+TUNED = """
+import json, os
+import django
+django.setup()
+from celery import signals
+from backend.celery_app import app
+before = os.environ.get("ARROW_DEFAULT_MEMORY_POOL")
+signals.worker_init.send(sender=None)  # what `celery worker` sends once, before its pool starts
+import pyarrow
+from backend import allocator
+print(json.dumps({"before": before, "pool": pyarrow.default_memory_pool().backend_name,
+                  "threshold_taken": allocator.tune()}))
+"""
+
+
+def test_a_worker_gives_arrow_memory_to_malloc_and_a_web_process_does_not():
+    """backend/allocator.py: the worker's frames live in malloc's pool (whose large blocks go back to the system
+    when freed), set at worker_init, before pyarrow loads; importing the app alone (web, tests) changes nothing."""
+    environ = {k: v for k, v in os.environ.items() if k not in ("ARROW_DEFAULT_MEMORY_POOL", "MALLOC_MMAP_THRESHOLD")}
+    environ["DJANGO_SETTINGS_MODULE"] = "backend.settings"
+    done = subprocess.run([sys.executable, "-c", TUNED], cwd=REPO, env=environ, capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 0, done.stderr
+    seen = json.loads(done.stdout.strip().splitlines()[-1])
+    # glibc (the Debian image and CI): mallopt accepted the fixed threshold
+    assert seen == {"before": None, "pool": "system", "threshold_taken": True}
