@@ -6,7 +6,7 @@ reset (/proc/self/clear_refs, 5), after it the step's peak (VmHWM) and its RSS a
 
     step                      seconds   rss before   peak   rss after   (MB)
 
-The process starts as a Celery worker does (Django set up, nothing of the analysis imported), so the first steps
+The shared and default caches are emptied first (a cold build). The process starts as a Celery worker does (Django set up, nothing of the analysis imported), so the first steps
 also pay for imports. Linux only (/proc). Load average printed beside the figures: the box is shared.
 
   DEBUG=true .venv/bin/python bench/bench_build_memory.py --project "Scale 1.0" \\
@@ -86,6 +86,12 @@ def main() -> int:
     from annotation_tasks.models import Project
 
     project = Project.objects.get(name=args.project)
+    from django.core.cache import cache
+
+    from annotation_tasks.services import derived
+
+    derived.derived_cache().clear()  # a cold build: nothing kept by an earlier run (counts, table, report)
+    cache.clear()
     start_rss = _status("VmRSS")
     if args.queue:
         from annotation_tasks.services import adjudication, reports

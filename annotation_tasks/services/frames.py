@@ -203,22 +203,6 @@ class _CopyRows:
         return columns.T
 
 
-def binary_results(cursor) -> None:
-    """Ask PostgreSQL for this cursor's results in binary (a server-binding psycopg cursor; a client-side one cannot):
-    a packed bytea column then travels as its bytes, where text sent twice as many hex digits, which libpq held in
-    its buffer (kept by the connection) beside the decoded bytes: ~40% of the queue build's peak at 10^6 labels."""
-    import psycopg
-
-    raw = getattr(cursor, "cursor", cursor)
-    if isinstance(raw, psycopg.Cursor) and not isinstance(raw, psycopg.ClientCursor):
-        raw.format = psycopg.pq.Format.BINARY
-
-
-def int8_array(value: bytes | memoryview | None) -> np.ndarray:
-    """A string_agg of int8send (big-endian int64s) as an int64 array; NULL (no row) as an empty one."""
-    return np.frombuffer(value, dtype=">i8").astype(np.int64) if value is not None else np.empty(0, np.int64)
-
-
 def _from_rows(connection, sql: str, params, n_columns: int) -> np.ndarray:
     """The cursor rows of `sql` into one int64 block, one np.fromiter per chunk (databases other than ours)."""
     chunks = []
