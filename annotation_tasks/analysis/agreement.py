@@ -88,7 +88,9 @@ def krippendorff_alpha(counts: np.ndarray) -> float | None:
     counts = np.asarray(counts)
     if counts.ndim != 2 or counts.size == 0:
         return None
-    pairable = counts[counts.sum(axis=1) >= 2]
+    # int32 (a count never nears 2^31): the package's per-unit products are half the size of int64's (~5 MB of a
+    # 3 * 10^5-item report's peak), with the same result
+    pairable = counts[counts.sum(axis=1) >= 2].astype(np.int32, copy=False)
     if len(pairable) == 0 or np.count_nonzero(pairable.sum(axis=0)) < 2:
         return None
     try:

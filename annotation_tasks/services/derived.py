@@ -46,11 +46,22 @@ def store(project: Project) -> BaseCache:
     return derived_cache() if in_background(project) else cache
 
 
+_COPIES: dict[int, dict[int, Any]] = {}  # every dict of per-process copies latest_copy has filled
+
+
+def forget_copies() -> None:
+    """Drop this process's copies of kept builds: a Celery worker reads them while it builds (the counts before the
+    table), but serves no request that would read them again, and they were ~30 MB under its next build's peak."""
+    for copies in _COPIES.values():
+        copies.clear()
+
+
 def latest_copy(project: Project, key: str, copies: dict[int, Any], make: Callable[[Any], Any],
                 token_at: int) -> Any:
     """This process's copy of the build kept under `key` (made from it by `make`, None to refuse it), read and
     unpickled again only when the build's token (`key:token`, at `token_at` in the copy) changed: a large
     project's queue table or counts were ~1 s and tens of MB a request otherwise. At most two projects' copies."""
+    _COPIES[id(copies)] = copies
     kept_in = store(project)
     token = kept_in.get(f"{key}:token")
     here = copies.get(project.pk)
@@ -120,6 +131,7 @@ def run_build(task: str, project_id: int, body: Callable[[Project], Any], *args:
             body(project)
     finally:
         derived_cache().delete(f"factcrowd:build:{task}:{project_id}:{args}")
+        forget_copies()
         release_memory()
 
 
