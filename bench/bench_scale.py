@@ -151,6 +151,18 @@ against ours 18.7 / 38.6 / 63.6 ms at 12:37-12:38 (LS/FactCrowd 7.7x / 4.0x / 2.
 and 3.2 GB (2026-12-04), ours streams in 12.2 s.
   DEBUG=true .venv/bin/python bench/bench_scale.py --scale 1 --keep --server --port 8720 \
       --database-url postgres://factcrowd:factcrowd@127.0.0.1:5432/factcrowd_scale_final --json-out F
+
+Celery builds under 300 MB (issue 25 item 3), 2026-12-05 16:19-16:25 UTC, load 0.8-1.3, `DEBUG=true .venv/bin/python
+bench/bench_scale.py --scale 1 --keep --server --port 8722 --skip-exports --database-url
+postgres://factcrowd:factcrowd@127.0.0.1:5432/factcrowd_scale_final` (and `--only exports`): the Celery worker's
+queue build peak 332 -> 280 MB (5.1 s), its full report build 443 -> 288 MB (5.6 s); CSV job 19.8 s, peak 192 MB
+(was 221); HF dataset job 30.0 s (28.6 before; 27.4-28.5 s in-process, unchanged), peak 234 MB (was 268). What
+changed: PostgreSQL frames and the queue's counts read as binary COPY rows decoded a few MB at a time (libpq no
+longer holds a whole result, nor keeps a buffer of its size), the report reads only the columns it uses, per-label
+codes are int8 / int32, the uncertainty section works per distinct vote count, a Celery worker sets its allocator
+at start (backend/allocator.py) and lets its copies of kept builds go after a build (derived.forget_copies).
+bench/bench_build_memory.py gives each step's peak. Lists in the same run: QA ?search= middle page 157-162 ms,
+monitor overview 134-136 ms, the rest as above.
 """
 from __future__ import annotations
 
