@@ -20,12 +20,12 @@ import tempfile
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any, BinaryIO
 
 from annotation_tasks.exporters import csv_writer
+from annotation_tasks.exporters.base import json_bytes, json_value
 
 MARKER = "<!-- written by FactCrowd export --format hf-dataset -->"
-ENCODER = json.JSONEncoder(ensure_ascii=False)  # json.dumps(x, ensure_ascii=False), the encoder made once
 
 LABEL_DEFINITIONS: dict[str, dict[str, str]] = {
     "qa": {
@@ -83,11 +83,10 @@ def split_name(value: Any) -> str:
 def _write_config(root: Path, config: Config, with_csv: bool) -> None:
     folder = root / config.name
     folder.mkdir(parents=True)
-    handles: dict[str, TextIO] = {}
+    handles: dict[str, BinaryIO] = {}
     keys: dict[str, None] = {}  # every key so far, in first-seen order (what _same_keys gives every row)
     names: dict[Any, str] = {}  # split_name of each split value seen
     uneven = False
-    encode = ENCODER.encode
     try:
         for record in config.records:
             if not uneven:
@@ -101,10 +100,10 @@ def _write_config(root: Path, config: Config, with_csv: bool) -> None:
                 if isinstance(value, str):
                     names[value] = split
             if split not in handles:
-                handles[split] = (folder / f"{split}.jsonl").open("w", encoding="utf-8", newline="\n")
+                handles[split] = (folder / f"{split}.jsonl").open("wb")
                 config.sizes[split] = 0
                 config.unlabelled[split] = 0
-            handles[split].write(encode(record) + "\n")
+            handles[split].write(json_bytes(record) + b"\n")
             config.sizes[split] += 1
             if config.unlabelled_when is not None and config.unlabelled_when(record):
                 config.unlabelled[split] += 1
@@ -128,9 +127,9 @@ def _same_keys(folder: Path, splits: list[str]) -> None:
     keys: dict[str, None] = {}
     uneven = False
     for split in splits:
-        with (folder / f"{split}.jsonl").open(encoding="utf-8") as handle:
+        with (folder / f"{split}.jsonl").open("rb") as handle:
             for raw in handle:
-                record_keys = list(json.loads(raw))
+                record_keys = list(json_value(raw))
                 uneven = uneven or (bool(keys) and record_keys != list(keys))
                 keys.update(dict.fromkeys(record_keys))
     if not uneven:
@@ -138,10 +137,10 @@ def _same_keys(folder: Path, splits: list[str]) -> None:
     for split in splits:
         path = folder / f"{split}.jsonl"
         tmp = path.with_suffix(".tmp")
-        with path.open(encoding="utf-8") as src, tmp.open("w", encoding="utf-8", newline="\n") as out:
+        with path.open("rb") as src, tmp.open("wb") as out:
             for raw in src:
-                record = json.loads(raw)
-                out.write(json.dumps({k: record.get(k) for k in keys}, ensure_ascii=False) + "\n")
+                record = json_value(raw)
+                out.write(json_bytes({k: record.get(k) for k in keys}) + b"\n")
         os.replace(tmp, path)
 
 

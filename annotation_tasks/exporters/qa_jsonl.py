@@ -23,7 +23,6 @@ the dataset's `span` config.
 """
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from typing import Any, NamedTuple
 
@@ -31,7 +30,7 @@ from django.db.models import TextField
 from django.db.models.functions import Cast
 
 from annotation_tasks.analysis.splits import split_of
-from annotation_tasks.exporters.base import chunk_votes, id_list, iter_value_chunks
+from annotation_tasks.exporters.base import chunk_votes, id_list, iter_value_chunks, json_line, json_value
 from annotation_tasks.exporters.certainty import majorities_and_certainty
 from annotation_tasks.models import QA, AdjudicatedLabel, AnswerSpan, Project, Response
 
@@ -83,20 +82,16 @@ def _response_chunks(project: Project, chunk_size: int) -> Iterator[list[_Respon
     responses = Response.objects.filter(project=project).annotate(tokens_text=Cast("tokens", TextField()))
     fields = tuple("tokens_text" if f == "tokens" else f for f in RESPONSE_FIELDS)
     at = fields.index("tokens_text")
-    loads = json.loads
+    loads = json_value
     for rows in iter_value_chunks(responses, fields, chunk_size):
         yield [_Response(*row[:at], loads(row[at]) if row[at] is not None else None, *row[at + 1:]) for row in rows]
 
 
 def export_lines(project: Project, *, chunk_size: int = RESPONSES_PER_CHUNK,
                  with_platform_ids: bool = False) -> Iterator[str]:
-    """export_records as JSON lines (no newline): json.dumps(record, ensure_ascii=False), its encoder made once."""
-    encode = ENCODER.encode
+    """export_records as compact JSON lines (no newline; base.json_line)."""
     for record in export_records(project, chunk_size=chunk_size, with_platform_ids=with_platform_ids):
-        yield encode(record)
-
-
-ENCODER = json.JSONEncoder(ensure_ascii=False)  # what json.dumps(x, ensure_ascii=False) builds on every call
+        yield json_line(record)
 
 
 class _Shared(NamedTuple):
@@ -197,9 +192,9 @@ def _record(response: _Response, qa: _QA, votes: dict, adjudicated: AdjudicatedL
 
 def span_lines(project: Project, *, chunk_size: int = RESPONSES_PER_CHUNK,
                with_platform_ids: bool = False) -> Iterator[str]:
-    """span_records as JSON lines (no newline)."""
+    """span_records as compact JSON lines (no newline; base.json_line)."""
     for record in span_records(project, chunk_size=chunk_size, with_platform_ids=with_platform_ids):
-        yield json.dumps(record, ensure_ascii=False)
+        yield json_line(record)
 
 
 def span_records(project: Project, *, chunk_size: int = RESPONSES_PER_CHUNK,

@@ -76,3 +76,28 @@ def test_a_worker_gives_arrow_memory_to_malloc_and_a_web_process_does_not():
     seen = json.loads(done.stdout.strip().splitlines()[-1])
     # glibc (the Debian image and CI): mallopt accepted the fixed threshold
     assert seen == {"before": None, "pool": "system", "threshold_taken": True}
+
+
+FROZEN = """
+import gc, json
+import django
+django.setup()
+from backend.celery_app import app
+
+@app.task
+def probe():
+    return gc.get_freeze_count()
+
+during = probe.apply().get()  # the task as a worker runs it: prerun, the body, postrun
+print(json.dumps({"during": during, "after": gc.get_freeze_count()}))
+"""
+
+
+def test_a_task_runs_with_the_heap_it_found_frozen_and_hands_it_back():
+    """backend/collector.py: the objects alive when a task starts (Django, the imported libraries) are out of the
+    task's collections (an HF dataset export at 10^6 labels: 31 -> 23 s), and collectable again after it."""
+    done = subprocess.run([sys.executable, "-c", FROZEN], cwd=REPO, capture_output=True, text=True, timeout=120,
+                          env={**os.environ, "DJANGO_SETTINGS_MODULE": "backend.settings"})
+    assert done.returncode == 0, done.stderr
+    seen = json.loads(done.stdout.strip().splitlines()[-1])
+    assert seen["during"] > 10_000 and seen["after"] == 0

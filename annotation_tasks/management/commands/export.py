@@ -15,6 +15,7 @@ from annotation_tasks.services.exports import (
     export_to_path,
     write_lines,
 )
+from backend import collector
 
 
 class Command(BaseCommand):
@@ -40,8 +41,12 @@ class Command(BaseCommand):
                             help="the model whose label the export writes (default majority; crowd-kit models are "
                             "fitted on all of the project's labels)")
 
-    def handle(self, *args, project: str, fmt: str, output: str, no_majority: bool, with_platform_ids: bool,
-               csv: bool, aggregation: str, **options) -> None:
+    def handle(self, *args, **options) -> None:
+        with collector.frozen():  # the loaded app out of the export's collections (backend/collector.py)
+            self._export(**options)
+
+    def _export(self, *, project: str, fmt: str, output: str, no_majority: bool, with_platform_ids: bool,
+                csv: bool, aggregation: str, **options) -> None:
         extra: dict = {"include_majority": not no_majority} if fmt == "qasem-release" else {}
         if with_platform_ids:
             if fmt not in ("qa-jsonl", "hf-dataset"):
