@@ -7,7 +7,6 @@ annotation_tasks.analysis.aggregation.majority_labels, so the label names and th
 """
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Iterator
 from contextvars import ContextVar
 from functools import lru_cache
@@ -15,7 +14,6 @@ from itertools import groupby
 from operator import itemgetter
 from typing import Any, NamedTuple, TypeVar
 
-import orjson
 import pandas as pd
 from django.db import connection
 from django.db.models import Model, QuerySet
@@ -27,33 +25,6 @@ from annotation_tasks.protocols import label_level, label_order
 
 CHUNK = 200
 T = TypeVar("T")
-_ORJSON = orjson.OPT_NON_STR_KEYS | orjson.OPT_SERIALIZE_NUMPY
-
-
-def json_bytes(record: Any) -> bytes:
-    """One record as compact UTF-8 JSON (no newline). orjson: an HF dataset at 10^6 labels spent 3.9 s of its 31 s
-    in json.dumps. What orjson refuses (an int beyond 64 bits, a lone surrogate) goes through the standard encoder,
-    same separators. NaN is null (json.dumps wrote `NaN`, which no strict JSON reader loads)."""
-    try:
-        return orjson.dumps(record, option=_ORJSON)
-    except TypeError:
-        return json.dumps(record, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
-
-
-def json_line(record: Any) -> str:
-    """json_bytes as text, for the exporters that yield str lines."""
-    return json_bytes(record).decode("utf-8")
-
-
-def json_value(text: str | bytes) -> Any:
-    """A JSON column's text decoded (orjson, about 4x json.loads on token lists); text the standard decoder alone
-    takes (SQLite keeps Python's `NaN` in JSON text) falls back to it."""
-    try:
-        return orjson.loads(text)
-    except orjson.JSONDecodeError:
-        return json.loads(text)
-
-
 def iter_chunks(queryset: QuerySet, size: int = CHUNK) -> Iterator[list[Model]]:
     """Lists of at most `size` rows in primary-key order, one query each."""
     last = None

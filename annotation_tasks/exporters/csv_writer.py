@@ -2,7 +2,8 @@
 
 Columns are the records' keys in first-seen order (a key missing from a record is an empty cell). Strings,
 numbers and booleans are written as they are; null is an empty cell; lists and objects (votes, workers,
-adjudication provenance) are written as compact JSON text, so nothing is lost and json.loads reads a cell back.
+adjudication provenance) are written as compact JSON text (exporters.jsontext), so nothing is lost and json.loads
+reads a cell back.
 A text cell a spreadsheet would run as a formula (`=...`, `@...`) gets a leading quote (annotation_tasks.csvsafe).
 The records are read once: each row goes to a spool file (a temporary CSV beside the target) in its own key order,
 tagged with its key sequence (two bytes a row); once every key is known, the spool is copied after the header when
@@ -14,7 +15,6 @@ from __future__ import annotations
 
 import csv
 import io
-import json
 import shutil
 import sys
 import tempfile
@@ -25,9 +25,7 @@ from typing import Any, TextIO
 
 from annotation_tasks import csvsafe
 from annotation_tasks.csvsafe import neutralise, neutralise_row
-
-_compact_json = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode  # one encoder: json.dumps with
-# these options builds a new one per call (1.3 * 10^6 list / object cells in a 10^6-label export)
+from annotation_tasks.exporters.jsontext import json_line, json_value
 
 
 def cell(value: Any) -> str:
@@ -47,14 +45,14 @@ def cell(value: Any) -> str:
         return "true" if value else "false"
     if isinstance(value, int | float):
         return str(value)
-    return _compact_json(value)
+    return json_line(value)
 
 
 def records_of(lines: Iterable[str]) -> Iterator[dict[str, Any]]:
     """The records of JSON lines (blank lines skipped; a value that is not an object becomes {"value": ...})."""
     for raw in lines:
         if raw.strip():
-            record = json.loads(raw)
+            record = json_value(raw)
             yield record if isinstance(record, dict) else {"value": record}
 
 

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 from annotation_tasks.exporters import csv_writer
-from annotation_tasks.exporters.base import json_bytes, json_value
+from annotation_tasks.exporters.jsontext import json_bytes, json_value
 
 MARKER = "<!-- written by FactCrowd export --format hf-dataset -->"
 

@@ -30,8 +30,9 @@ from django.db.models import TextField
 from django.db.models.functions import Cast
 
 from annotation_tasks.analysis.splits import split_of
-from annotation_tasks.exporters.base import chunk_votes, id_list, iter_value_chunks, json_line, json_value
+from annotation_tasks.exporters.base import chunk_votes, id_list, iter_value_chunks
 from annotation_tasks.exporters.certainty import majorities_and_certainty
+from annotation_tasks.exporters.jsontext import json_line, json_value
 from annotation_tasks.models import QA, AdjudicatedLabel, AnswerSpan, Project, Response
 
 UNLABELLED = ("no counted vote and no expert decision: `label` is null, `votes` and `workers` are empty (not done "
