@@ -23,11 +23,13 @@ from io import StringIO
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from annotation_tasks.analysis.metric_eval import item_metrics  # noqa: E402
+from annotation_tasks.analysis.scorer_calibration import versus_one_worker  # noqa: E402
 from annotation_tasks.scoring.embedded import DEFAULT_COEFFICIENTS  # noqa: E402
 from annotation_tasks.scoring.registry import get_scorer  # noqa: E402
 from annotation_tasks.scoring.training import train_embedded  # noqa: E402
@@ -36,7 +38,7 @@ DATA = ROOT.parent / "shared" / "data"
 MINICHECK = {"cliff": (70.4, 80.8), "factscore": (78.0, 87.3), "verifiability": (76.3, 83.4)}
 
 
-def qasem_table() -> None:
+def qasem_table() -> dict[str, np.ndarray]:
     rows = train_embedded.load_dev(DATA / "qasem_consistency" / "dev.jsonl")
     pairs = [(r["reference"], r["claim"]) for r in rows]
     y = np.array([bool(r["label"]) for r in rows])
@@ -61,6 +63,31 @@ def qasem_table() -> None:
             m = item_metrics(y[mask], s[mask])
             cells.append(f"{m['bacc']:.1f} / {m['auc']:.1f}")
         print(f"{name:<24} " + "  ".join(f"{c:>20}" for c in cells))
+    return scores
+
+
+def votes_of(path: Path) -> np.ndarray:
+    """Each labelled QA's three votes (True = supported), in load_dev's row order."""
+    rows = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if line.strip():
+            rows += [[a == 0 for a in qa["annotations"]] for qa in json.loads(line)["qas"] if qa.get("annotations")]
+    return np.array(rows, dtype=bool)
+
+
+def one_worker_table(scores: dict[str, np.ndarray], votes: np.ndarray) -> None:
+    """Issue 26 item 4's win rate, measured without experts: SAFE reported its scorer winning 76% of disagreements
+    with a crowd worker, as judged by the authors. Here a crowd worker's vote and the scorer's verdict (score >= 0.5)
+    disagree, and the QA's two other workers, when they agree, are the judge (independent of the judged vote,
+    weaker than an expert)."""
+    print("\nscorer versus one crowd worker (judge: the two other workers, where they agree)")
+    print(f"{'scorer':<24} {'disagreements':>14} {'judged':>8} {'scorer right':>13} {'worker right':>13}")
+    n, k = votes.shape
+    frame = pd.DataFrame({"item_id": np.repeat(np.arange(n), k), "supported": votes.ravel()})
+    for name, score in scores.items():
+        got = versus_one_worker(frame, pd.DataFrame({"item_id": np.arange(n), "score": score}))
+        print(f"{name:<24} {got['disagreements']:>14} {got['judged']:>8} {got['scorer_right_pct']:>12.1f}% "
+              f"{100.0 - got['scorer_right_pct']:>12.1f}%")
 
 
 def factscore_flow() -> None:
@@ -96,7 +123,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--factscore", action="store_true", help="also run the FActScore fact flow (a temp database)")
     args = parser.parse_args(argv)
-    qasem_table()
+    scores = qasem_table()
+    one_worker_table(scores, votes_of(DATA / "qasem_consistency" / "dev.jsonl"))
     if args.factscore:
         factscore_flow()
     return 0

@@ -622,15 +622,20 @@ def queue(project: Project, params: Mapping[str, Any] | None = None) -> dict[str
     """The adjudication queue, least certain first (posterior of the item's label, then disagreement). params (query strings or values): level (one of the
     adjudicable levels), include_agreed (items everyone agrees on too), decided (true: only adjudicated,
     false: only open; absent: both), limit (1..500, default 100), offset; summary (true: the counts and the
-    agreement without rows, for the dashboard's header before it asks for a page)."""
+    agreement without rows, for the dashboard's header before it asks for a page); scorer (a scorer with scores in
+    the project: only the items where its verdict and the crowd's majority differ, the most confident first, agreed
+    items included, each row with the scorer's score: the crowd-scorer disagreement queue)."""
     params = params or {}
     filters = _filters(params)
     limit = _int(params, "limit", 100, 1, MAX_LIMIT)
     offset = _int(params, "offset", 0, 0, 10**9)
     summary = _flag(params, "summary")
+    scorer = _scorer(project, params)
+    if scorer is not None:
+        filters = (filters[0], True, filters[2])  # a unanimous crowd may disagree with the scorer
     from annotation_tasks.services import derived
 
-    if summary and (fresh := _fresh_summary(project, filters)) is not None:
+    if summary and scorer is None and (fresh := _fresh_summary(project, filters)) is not None:
         return {**fresh, "offset": offset, "limit": limit}
     _stale_set().discard(project.pk)
     try:
@@ -640,7 +645,15 @@ def queue(project: Project, params: Mapping[str, Any] | None = None) -> dict[str
                 "levels": {lv: list(level_labels(lv)) for lv in adjudication_levels()}, "next_offset": None,
                 "results": [], "agreement": []}
     stale = project.pk in _stale_set()
+    scores = None
+    if scorer is not None:
+        chosen, scores = _against_scorer(project, table, chosen, scorer)
     adjudicated = _adjudicated(project)
+    page = [] if summary else _rows(table.take(chosen[offset: offset + limit]), counted, adjudicated, project.pk)
+    if scores is not None and page:
+        for row, score in zip(page, scores[offset: offset + limit], strict=True):
+            row["scorer"] = {"name": scorer, "score": round(float(score), 4),
+                             "verdict": (POSITIVE if score >= SCORER_THRESHOLD else NEGATIVE)[row["level"]]}
     return {
         "building": False,
         "stale": stale,
@@ -650,10 +663,50 @@ def queue(project: Project, params: Mapping[str, Any] | None = None) -> dict[str
         "offset": offset,
         "limit": limit,
         "next_offset": offset + limit if offset + limit < len(chosen) and not summary else None,
-        "results": [] if summary else _rows(table.take(chosen[offset: offset + limit]), counted, adjudicated,
-                                            project.pk),
+        "results": page,
         "agreement": majority_agreement(project, table, adjudicated),
     }
+
+
+SCORER_THRESHOLD = 0.5  # analysis.metric_eval.THRESHOLD: the scorer's verdict is "supported" at or above it
+POSITIVE = {"qa": "supported", "fact": "S"}  # the scored levels' supported label
+NEGATIVE = {"qa": "not_supported", "fact": "NS"}
+
+
+def _scorer(project: Project, params: Mapping[str, Any]) -> str | None:
+    """The `scorer` param: a scorer with scores in this project, or None when absent."""
+    from annotation_tasks.services import scoring
+
+    raw = params.get("scorer", "")
+    if raw in ("", None):
+        return None
+    if not isinstance(raw, str) or scoring.latest_version(project, raw.strip().lower()) is None:
+        names = sorted({s for s, _v, _n in scoring.iter_versions(project)})
+        raise _bad("scorer", "must name a scorer with scores in this project"
+                   + (f" ({', '.join(names)})" if names else " (none has scored it yet)"))
+    return raw.strip().lower()
+
+
+def _against_scorer(project: Project, table: pd.DataFrame, chosen: np.ndarray, scorer: str
+                    ) -> tuple[np.ndarray, np.ndarray]:
+    """The chosen rows where the scorer's latest scores and the crowd's majority differ, the most confident
+    disagreement first (|score - crowd|, then item), with each kept row's score (scorer_calibration.disagreements'
+    order, on the queue table's majorities)."""
+    from annotation_tasks.services import scoring
+
+    scores = scoring.scores_frame(project, scorer)
+    rows = table.take(chosen)
+    score = np.full(len(rows), np.nan)
+    for level in POSITIVE:
+        at = (rows["level"] == level).to_numpy()
+        if at.any():
+            mine = scores[scores["level"] == level]
+            score[at] = rows["item_id"][at].map(dict(zip(mine["item_id"], mine["score"], strict=True))).to_numpy(float)
+    crowd = np.array([m == POSITIVE.get(lv) for lv, m in zip(rows["level"], rows["majority"], strict=True)])
+    differ = ~np.isnan(score) & ((score >= SCORER_THRESHOLD) != crowd)
+    distance = np.abs(score - crowd)
+    order = np.lexsort((rows["item_id"].to_numpy()[differ], -distance[differ]))
+    return chosen[np.flatnonzero(differ)[order]], score[differ][order]
 
 
 def _chosen_rows(project: Project, filters: tuple[str | None, bool, bool | None],

@@ -455,11 +455,28 @@ def crowd_scorer_queue(project: Project, scorer: str, version: str | None, level
                    .values_list(f"{level}_id", "value"))
     items = items.assign(adjudicated=[None if i not in decided else decided[i] == positive for i in items["item_id"]])
     top = disagreements(items).head(limit)
-    return {**who_was_right(items), "queue": [
+    return {**who_was_right(items), "versus_one_worker": _versus_one_worker(project, level, responses, items),
+            "queue": [
         {"level": level, "item_id": int(r.item_id), "response_id": int(r.response_id), "score": float(r.score),
          "crowd": "supported" if r.crowd else "not_supported", "disagreement": float(r.disagreement),
          "adjudicated": None if r.adjudicated is None else bool(r.adjudicated)}
         for r in top.itertuples()]}
+
+
+def _versus_one_worker(project: Project, level: str, responses: pd.DataFrame, items: pd.DataFrame
+                       ) -> dict[str, Any] | None:
+    """The scorer against single workers of the QAs with three votes or more, the other workers judging
+    (analysis.scorer_calibration.versus_one_worker): who was right without an expert. None for facts (FActScore's
+    facts have one annotator each) and where no QA has three votes."""
+    from annotation_tasks.analysis.scorer_calibration import versus_one_worker
+    from annotation_tasks.services import frames
+
+    if level != "qa":
+        return None
+    labels = frames.labels_frame(project, levels=["qa"], responses=responses, group_columns=(), with_assignments=False)
+    votes = labels[["item_id"]].assign(supported=labels["label"].eq("supported").to_numpy())
+    got = versus_one_worker(votes, items)
+    return got if got["disagreements"] else None
 
 
 def evaluate_scorer(project: Project | str, scorer: str, by: str | None = None, version: str | None = None,

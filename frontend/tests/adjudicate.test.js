@@ -127,6 +127,7 @@ describe('Adjudicate pages', () => {
     const asked = []
     vi.stubGlobal('fetch', vi.fn(async (url) => {
       const q = new URL(url, 'http://x').searchParams
+      if (url.includes('/scoring/')) return new Response(JSON.stringify({ scores: [] }), { status: 200 })
       asked.push(Object.fromEntries(q))
       const offset = Number(q.get('offset') || 0)
       const limit = Number(q.get('limit'))
@@ -157,6 +158,7 @@ describe('Adjudicate while the queue is built', () => {
     const asked = []
     vi.stubGlobal('fetch', vi.fn(async (url) => {
       const q = Object.fromEntries(new URL(url, 'http://x').searchParams)
+      if (url.includes('/scoring/')) return new Response(JSON.stringify({ scores: [] }), { status: 200 })
       asked.push(q)
       const body = q.summary === 'true'
         ? { building: false, count: 1234, decided: 5, agreement: [{ level: 'qa', n_items: 5, accuracy: 0.8, cohen_kappa: 0.5, changed: 1 }], results: [], next_offset: null }
@@ -171,5 +173,34 @@ describe('Adjudicate while the queue is built', () => {
     expect(w.find('[data-testid=adj-agreement]').text()).toContain('qa')
     w.unmount()
     vi.useRealTimers()
+  })
+})
+
+describe('Adjudicate ordered by a scorer', () => {
+  it('offers the project\'s scorers and asks for the crowd-scorer disagreements with the scorer\'s verdict', async () => {
+    const asked = []
+    const plain = { count: 1, decided: 0, agreement: [], results: [row('qa:1', 'qa', 1)] }
+    const versus = { count: 1, decided: 0, agreement: [], results: [row('qa:8', 'qa', 8, {
+      counts: { supported: 3 }, disagreement: 0, scorer: { name: 'overlap', score: 0.12, verdict: 'not_supported' } })] }
+    vi.stubGlobal('fetch', vi.fn(async (url) => {
+      if (url.includes('/scoring/')) {
+        return new Response(JSON.stringify({ scores: [{ scorer: 'overlap', version: '1', items: 9 },
+          { scorer: 'overlap', version: '2', items: 9 }, { scorer: 'embedded', version: '1', items: 9 }] }), { status: 200 })
+      }
+      const q = Object.fromEntries(new URL(url, 'http://x').searchParams)
+      asked.push(q)
+      return new Response(JSON.stringify(q.scorer ? versus : plain), { status: 200 })
+    }))
+    const w = mount(Adjudicate, { props: { project: { id: 5 } }, attachTo: document.body })
+    await flushPromises()
+    expect(w.findAll('[data-testid=adj-order] option').map((o) => o.element.value)).toEqual(['', 'embedded', 'overlap'])
+    expect(asked[0].scorer).toBeUndefined()
+    await w.find('[data-testid=adj-order]').setValue('overlap')
+    await flushPromises()
+    expect(asked.at(-1).scorer).toBe('overlap')
+    expect(current(w)).toBe('qa:8')
+    expect(w.find('[data-testid=adj-scorer]').text()).toBe('not_supported')
+    expect(w.find('[data-testid=queue-row]').text()).toContain('overlap 0.12')
+    w.unmount()
   })
 })

@@ -13,6 +13,9 @@ const scorer = {
   responses: { responses: 4, pearson: 0.8, spearman: 0.7, mae: 12.5 },
   systems: { systems: [{ system: 'a', responses: 2, human: 50, metric: 40, error: -10 }], ranking_kept: null },
   pairwise: { faithfulness: { pairs: 3, spearman: 0.5, decided_pairs: 2, agreement_pct: 50 } },
+  human_agreement: { all: { threshold: 0.5, kappa: 0.42, ece: 0.081 } },
+  crowd_vs_scorer: { disagreements: 9, adjudicated: 4, crowd_right: 3, scorer_right: 1, scorer_right_pct: 25,
+    versus_one_worker: { disagreements: 30, judged: 20, scorer_right: 5, worker_right: 15, scorer_right_pct: 25 } },
 }
 
 describe('ScoresPanel', () => {
@@ -23,6 +26,19 @@ describe('ScoresPanel', () => {
     expect(w.find('[data-testid=response-level]').text()).toContain('Pearson 0.800')
     expect(w.find('[data-testid=system-estimates]').text()).toContain('-10.0')
     expect(w.find('[data-testid=pairwise-agreement]').text()).toContain('50.0% of 2 decided pairs')
+    expect(w.find('[data-testid=human-agreement]').text()).toContain("Cohen's κ 0.420")
+    const versus = w.find('[data-testid=crowd-vs-scorer]').text()
+    expect(versus).toContain('9 items where the scorer and the crowd')
+    expect(versus).toContain('sided with the scorer on 1 (25.0%) and with the crowd on 3')
+    expect(versus).toContain('the scorer right on 5 of 20 (25.0%')
+  })
+  it('leaves out what the evaluation lacks (no adjudication, no third vote)', () => {
+    const bare = { ...scorer, crowd_vs_scorer: { disagreements: 2, adjudicated: 0, crowd_right: 0, scorer_right: 0,
+      scorer_right_pct: null, versus_one_worker: null } }
+    const text = mount(ScoresPanel, { props: { scores: [bare] } }).find('[data-testid=crowd-vs-scorer]').text()
+    expect(text).toContain('2 items where')
+    expect(text).not.toContain('adjudicated')
+    expect(text).not.toContain('single workers')
   })
   it('draws the ROC curve and calibration bins in the unit square', () => {
     const size = 228 // plot = 228 - 2 * 28 = 172

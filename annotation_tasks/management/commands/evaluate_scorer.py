@@ -62,6 +62,12 @@ class Command(BaseCommand):
             self.stdout.write(f"scorer vs crowd majority: {versus['disagreements']} disagreements, "
                               f"{versus['adjudicated']} adjudicated: crowd right {versus['crowd_right']}, scorer "
                               f"right {versus['scorer_right']} ({_fmt(versus['scorer_right_pct'])}%)")
+            one = versus.get("versus_one_worker")
+            if one:
+                self.stdout.write(f"scorer vs one worker (judged by the item's other workers where they agree): "
+                                  f"{one['disagreements']} disagreements, {one['judged']} judged: worker right "
+                                  f"{one['worker_right']}, scorer right {one['scorer_right']} "
+                                  f"({_fmt(one['scorer_right_pct'])}%; 50% = as good as a worker)")
         calibrated = result.get("systems_calibrated")
         if calibrated and calibrated["systems"]:
             for s in calibrated["systems"]:
