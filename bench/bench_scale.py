@@ -163,6 +163,16 @@ codes are int8 / int32, the uncertainty section works per distinct vote count, a
 at start (backend/allocator.py) and lets its copies of kept builds go after a build (derived.forget_copies).
 bench/bench_build_memory.py gives each step's peak. Lists in the same run: QA ?search= middle page 157-162 ms,
 monitor overview 134-136 ms, the rest as above.
+
+Every figure of issue 25 in one run, 2026-12-06 01:12-01:13 UTC, load 0.3-0.7, `DEBUG=true .venv/bin/python
+bench/bench_scale.py --scale 1 --keep --server --port 8723 --database-url
+postgres://factcrowd:factcrowd@127.0.0.1:5432/factcrowd_scale_final`: lists 5-152 ms (slowest: QA ?search= middle
+page 152 ms, monitor overview 131 ms, workers page 1 cold 105 ms); queue build 5.1 s, Celery peak 284 MB; report
+summary 53 ms, full build 5.4 s, Celery peak 292 MB; qa-jsonl streamed in 9.2 s (first byte 84 ms, 159 MB: compact
+JSON lines now); CSV job accepted in 68 ms, ran 13.2 s (was 19.8-21.4), peak 204 MB; HF dataset job accepted in
+122 ms, ran 20.3 s (was 30.0), peak 244 MB; gunicorn ends at 236 MB. What changed: each Celery task runs with the
+heap it found frozen out of the garbage collector's walks (backend/collector.py: the HF export in-process 31 -> 23 s,
+same peak), and the exporters encode records and decode token columns with orjson (exporters/jsontext.py).
 """
 from __future__ import annotations
 
