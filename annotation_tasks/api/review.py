@@ -92,6 +92,8 @@ class AdjudicationQueueView(APIView):
         OpenApiParameter("decided", bool, required=False, description="true: adjudicated only; false: open only."),
         OpenApiParameter("limit", int, required=False), OpenApiParameter("offset", int, required=False),
         OpenApiParameter("summary", bool, required=False, description="true: counts and agreement, no rows."),
+        OpenApiParameter("scorer", str, required=False, description="A scorer with scores in the project: only the "
+                         "items where its verdict and the crowd's majority differ, most confident first."),
     ])
     def get(self, request: Request, project_id: int) -> Response:
         """Items most disputed first (votes against gold where gold exists, else the minority share), each
