@@ -37,6 +37,7 @@ from annotation_tasks.analysis.scorer_calibration import versus_one_worker  # no
 from annotation_tasks.scoring.embedded import DEFAULT_COEFFICIENTS  # noqa: E402
 from annotation_tasks.scoring.registry import get_scorer  # noqa: E402
 from annotation_tasks.scoring.training import train_embedded  # noqa: E402
+from bench.bench_adaptive import votes_of  # noqa: E402  (each labelled QA's three votes, in load_dev's order)
 
 DATA = ROOT.parent / "shared" / "data"
 MINICHECK = {"cliff": (70.4, 80.8), "factscore": (78.0, 87.3), "verifiability": (76.3, 83.4)}
@@ -68,15 +69,6 @@ def qasem_table() -> dict[str, np.ndarray]:
             cells.append(f"{m['bacc']:.1f} / {m['auc']:.1f}")
         print(f"{name:<24} " + "  ".join(f"{c:>20}" for c in cells))
     return scores
-
-
-def votes_of(path: Path) -> np.ndarray:
-    """Each labelled QA's three votes (True = supported), in load_dev's row order."""
-    rows = []
-    for line in path.read_text(encoding="utf-8").splitlines():
-        if line.strip():
-            rows += [[a == 0 for a in qa["annotations"]] for qa in json.loads(line)["qas"] if qa.get("annotations")]
-    return np.array(rows, dtype=bool)
 
 
 def one_worker_table(scores: dict[str, np.ndarray], votes: np.ndarray) -> None:

@@ -91,7 +91,8 @@ def test_on_the_released_votes_the_majority_always_wins_and_its_opposite_never()
     import numpy as np
 
     from annotation_tasks.scoring.training import train_embedded
-    from bench.bench_scorers import DATA, votes_of
+    from bench.bench_adaptive import votes_of
+    from bench.bench_scorers import DATA
 
     votes = votes_of(DATA / "qasem_consistency" / "dev.jsonl")
     n = len(votes)
