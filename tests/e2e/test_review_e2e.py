@@ -151,6 +151,39 @@ def test_review_then_adjudicate_by_keyboard_then_export(live_server, new_page, d
     assert not page.errors, page.errors
 
 
+def test_the_crowd_scorer_disagreements_are_adjudicated_from_the_dashboard(live_server, new_page, dashboard_js):
+    """Issue 26 item 4 in Chromium: Adjudicate ordered by a scorer lists the items where its verdict and the crowd's
+    majority differ (a unanimous one first: the plain queue never shows it), with the scorer's verdict; the expert's
+    keyboard decision is counted in evaluate_scorer's who-was-right."""
+    from annotation_tasks.models import ItemScore
+    from annotation_tasks.services import scoring
+
+    unit, _assignments, qas = _study()  # majorities: all supported (qas[0] 2-1, qas[1], qas[2] 3-0, qas[3] 2-1)
+    project = unit.project
+    scores = {qas[0]: 0.9, qas[1]: 0.05, qas[2]: 0.8, qas[3]: 0.2}  # the judge doubts qas[1] (0.95 off), qas[3] (0.8)
+    ItemScore.objects.bulk_create([ItemScore(qa_id=q, scorer="judge", version="v1", score=v) for q, v in scores.items()])
+    expert = get_user_model().objects.create_user("expert", password="pw")
+    ProjectMembership.objects.create(project=project, user=expert, role=ProjectMembership.Role.RESEARCHER)
+    page = researcher_page(new_page, live_server.url, "expert")
+    page.goto(f"{live_server.url}/#/p/{project.pk}/adjudicate")
+    rows = page.get_by_test_id("queue-row")
+    rows.first.wait_for()
+    assert f"qa:{qas[1]}" not in [rows.nth(i).get_attribute("data-key") for i in range(rows.count())]
+    page.get_by_test_id("adj-order").select_option("judge")
+    page.wait_for_function(f"() => document.querySelector('[data-testid=adj-item]')?.dataset.key === 'qa:{qas[1]}'")
+    assert [rows.nth(i).get_attribute("data-key") for i in range(rows.count())] == [f"qa:{qas[1]}", f"qa:{qas[3]}"]
+    assert page.get_by_test_id("adj-scorer").inner_text() == "not_supported"
+    assert "judge 0.05" in rows.nth(0).inner_text()
+    page.locator("body").click(position={"x": 5, "y": 5})
+    page.keyboard.press("s")  # the crowd was right
+    with page.expect_response(lambda r: "/adjudications/" in r.url and r.request.method == "POST") as posted:
+        page.keyboard.press("Enter")
+    assert posted.value.status == 201
+    versus = scoring.evaluate_scorer(project, "judge")["crowd_vs_scorer"]
+    assert (versus["disagreements"], versus["adjudicated"], versus["crowd_right"]) == (2, 1, 1)
+    assert not page.errors, page.errors
+
+
 def _workers_submit(unit, labels_of) -> dict:
     out = {}
     for name in ("w1", "w2", "w3"):
