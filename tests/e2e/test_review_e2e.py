@@ -232,6 +232,9 @@ def test_written_facts_and_pairwise_aspects_are_adjudicated_by_keyboard(live_ser
     facts = page.locator("[data-testid=review-item][data-level=fact]")
     assert facts.count() == 5  # four model facts shown, one written
     mine = page.locator(f"[data-testid=review-item][data-item='{written.pk}']")
+    # the row's origin badge may come a render after the row: wait for it rather than read it once
+    page.wait_for_function("(id) => (document.querySelector(`[data-testid=review-item][data-item='${id}']`)"
+                           "?.innerText || '').includes('human · edited')", arg=written.pk)
     assert "human · edited" in mine.inner_text() and written.edited_from.get().text in mine.inner_text()
     replaced = page.locator(f"[data-testid=review-item][data-item='{written.edited_from.get().pk}']")
     assert "model · edited" in replaced.inner_text()
