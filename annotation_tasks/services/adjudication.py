@@ -23,6 +23,8 @@ from django.utils import timezone
 
 from annotation_tasks.analysis.aggregation import item_counts, majority_from_counts
 from annotation_tasks.analysis.agreement import cohen_kappa
+from annotation_tasks.analysis.metric_eval import THRESHOLD as SCORER_THRESHOLD
+from annotation_tasks.analysis.scorer_calibration import disagreements
 from annotation_tasks.analysis.uncertainty import beta_interval
 from annotation_tasks.models import (
     QA,
@@ -668,7 +670,6 @@ def queue(project: Project, params: Mapping[str, Any] | None = None) -> dict[str
     }
 
 
-SCORER_THRESHOLD = 0.5  # analysis.metric_eval.THRESHOLD: the scorer's verdict is "supported" at or above it
 POSITIVE = {"qa": "supported", "fact": "S"}  # the scored levels' supported label
 NEGATIVE = {"qa": "not_supported", "fact": "NS"}
 
@@ -690,8 +691,8 @@ def _scorer(project: Project, params: Mapping[str, Any]) -> str | None:
 def _against_scorer(project: Project, table: pd.DataFrame, chosen: np.ndarray, scorer: str
                     ) -> tuple[np.ndarray, np.ndarray]:
     """The chosen rows where the scorer's latest scores and the crowd's majority differ, the most confident
-    disagreement first (|score - crowd|, then item), with each kept row's score (scorer_calibration.disagreements'
-    order, on the queue table's majorities)."""
+    disagreement first, with each kept row's score: scorer_calibration.disagreements on the queue table's
+    majorities."""
     from annotation_tasks.services import scoring
 
     scores = scoring.scores_frame(project, scorer)
@@ -703,10 +704,10 @@ def _against_scorer(project: Project, table: pd.DataFrame, chosen: np.ndarray, s
             mine = scores[scores["level"] == level]
             score[at] = rows["item_id"][at].map(dict(zip(mine["item_id"], mine["score"], strict=True))).to_numpy(float)
     crowd = np.array([m == POSITIVE.get(lv) for lv, m in zip(rows["level"], rows["majority"], strict=True)])
-    differ = ~np.isnan(score) & ((score >= SCORER_THRESHOLD) != crowd)
-    distance = np.abs(score - crowd)
-    order = np.lexsort((rows["item_id"].to_numpy()[differ], -distance[differ]))
-    return chosen[np.flatnonzero(differ)[order]], score[differ][order]
+    scored = ~np.isnan(score)
+    split = disagreements(pd.DataFrame({"item_id": rows["item_id"].to_numpy()[scored], "score": score[scored],
+                                        "crowd": crowd[scored], "at": chosen[scored]}))
+    return split["at"].to_numpy(), split["score"].to_numpy()
 
 
 def _chosen_rows(project: Project, filters: tuple[str | None, bool, bool | None],
