@@ -38,3 +38,32 @@ def test_demo_user_annotates_from_the_dashboard(live_server, page, dashboard_js,
     expect(page.get_by_test_id("start-button")).to_have_count(0)
     expect(page.get_by_test_id("progress")).to_contain_text("Step 1")
     shot(page, "started")
+
+
+def test_the_labelled_demo_study_shows_its_report_and_queue(live_server, page, dashboard_js, shot):
+    """The finished demo study is explorable at once: its report has each system's consistency (as the report
+    service computes it from the imported votes) and Adjudicate lists every split item."""
+    from annotation_tasks.services import adjudication
+    from annotation_tasks.services.reports import build_report
+
+    call_command("load_demo", stdout=io.StringIO())
+    study = Project.objects.get(name="Demo study (labelled)")
+    expected = {r["system"]: f"{r['consistency']:.1f}%" for r in build_report(study)["consistency"]}
+    split = adjudication.queue(study, {})["count"]
+    assert len(expected) == 2 and split > 0
+
+    page.goto(f"{live_server.url}/")
+    page.fill("input[name=username]", "demo")
+    page.fill("input[name=password]", "demo")
+    page.keyboard.press("Enter")
+    page.get_by_role("link", name="Demo study (labelled)", exact=True).click()
+    page.locator('[data-tab="report"]').click()
+    rows = page.get_by_test_id("consistency-table").locator("tbody tr")
+    expect(rows).to_have_count(len(expected))
+    for system, value in expected.items():
+        expect(rows.filter(has_text=system)).to_contain_text(value)
+    shot(page, "study-report")
+
+    page.locator('[data-tab="adjudicate"]').click()
+    expect(page.get_by_test_id("queue-row")).to_have_count(split)
+    shot(page, "study-adjudicate")

@@ -3,13 +3,16 @@ pilot their own study through the local queue (the annotate page and POST /api/w
 from __future__ import annotations
 
 import io
+import json
+from pathlib import Path
 
 import pytest
 from django.contrib.auth import get_user_model
 from django.core.management import call_command
 from django.test import Client
 
-from annotation_tasks.models import Assignment, Batch, Project, ProjectMembership, Unit
+from annotation_tasks.models import Assignment, Batch, Project, ProjectMembership, QALabel, SpanLabel, Unit
+from annotation_tasks.services.reports import build_report
 from tests.work.builders import make_unit
 
 pytestmark = pytest.mark.django_db
@@ -45,19 +48,19 @@ def test_non_members_still_get_no_units():
 
 def test_load_demo_launches_the_demo_batches_locally_and_is_idempotent():
     call_command("load_demo", stdout=io.StringIO())
-    batches = Batch.objects.order_by("id")
+    batches = Batch.objects.exclude(provider="imported").order_by("id")
     assert [(b.project.name, b.provider, b.status) for b in batches] == [
         ("Demo", "local", "published"), ("Demo FActScore", "local", "published"),
     ]
-    units = {u.pk: u.provider_ref for u in Unit.objects.all()}
+    units = {u.pk: u.provider_ref for u in Unit.objects.exclude(batch__provider="imported")}
     # demo-news-3: its two summaries hold 13 spans, over the 12-span unit cap: two units (6, not 5)
     assert len(units) == 6 and all(ref.startswith("local-") for ref in units.values())
     assert all(b.published_at is not None and b.settings["assignments_per_unit"] == 3 for b in batches)
     first_published = {b.pk: b.published_at for b in batches}
 
     call_command("load_demo", stdout=io.StringIO())
-    assert {u.pk: u.provider_ref for u in Unit.objects.all()} == units
-    assert {b.pk: b.published_at for b in Batch.objects.all()} == first_published
+    assert {u.pk: u.provider_ref for u in Unit.objects.exclude(batch__provider="imported")} == units
+    assert {b.pk: b.published_at for b in batches} == first_published
 
 
 def test_the_demo_user_gets_a_demo_unit_at_once():
@@ -108,3 +111,37 @@ def test_a_researcher_piloting_does_not_take_a_workers_slot():
     assert queue.next_assignment(local_worker(User.objects.create_user("late")), unit.project) is None
     ProjectMembership.objects.filter(user=res).update(role=ProjectMembership.Role.ANNOTATOR)
     assert queue.active_count(unit.pk) == 2  # an annotator's assignment does hold one
+
+
+STUDY_FILE = Path(__file__).resolve().parents[2] / "annotation_tasks" / "demo" / "qasem_study.jsonl"
+
+
+def test_the_labelled_demo_study_reports_and_queues_what_its_votes_say():
+    """The third demo project is a finished study: its report's consistency per system and its adjudication queue
+    are recomputed here from the votes in the demo file (QA 0 = supported; span 1 = covered)."""
+    call_command("load_demo", stdout=io.StringIO())
+    records = [json.loads(line) for line in STUDY_FILE.read_text(encoding="utf-8").splitlines() if line.strip()]
+    per_system: dict[str, list[float]] = {}
+    split = 0
+    for rec in records:
+        qa_votes = [qa["annotations"] for qa in rec["qas"]]
+        per_system.setdefault(rec["model"], []).append(
+            sum(v.count(0) > len(v) / 2 for v in qa_votes) / len(qa_votes))
+        split += sum(0 < sum(v) < len(v) for v in qa_votes + [s["annotations"] for s in rec["spans"]])
+    expected = {system: 100 * sum(shares) / len(shares) for system, shares in per_system.items()}
+    assert expected["bart-demo"] > expected["pegasus-demo"] and split > 0  # the demo shows a difference to explore
+
+    study = Project.objects.get(name="Demo study (labelled)")
+    report = build_report(study, by="system")
+    assert {row["system"]: row["consistency"] for row in report["consistency"]} == pytest.approx(expected)
+
+    client = Client()
+    assert client.login(username="demo", password="demo")
+    queue = client.get(f"/api/projects/{study.pk}/adjudication/queue/").json()
+    assert queue["count"] == split and all(0 < min(row["counts"].values()) for row in queue["results"])
+
+    labels = (QALabel.objects.filter(assignment__unit__project=study).count(),
+              SpanLabel.objects.filter(assignment__unit__project=study).count())
+    call_command("load_demo", stdout=io.StringIO())
+    assert (QALabel.objects.filter(assignment__unit__project=study).count(),
+            SpanLabel.objects.filter(assignment__unit__project=study).count()) == labels

@@ -1,5 +1,7 @@
 """load_demo: the demo user (demo / demo), two demo projects with pre-parsed content, and their units,
-launched on the local provider so that /annotate/<project>/ serves a unit at once.
+launched on the local provider so that /annotate/<project>/ serves a unit at once; and a third, finished study
+("Demo study (labelled)": the QASem demo's texts with three simulated workers' votes per source, some of them
+split), so the report, adjudication, workers and exports show something before anyone has annotated.
 
 Idempotent, because `make run` calls it on every start: the user keeps a changed password, imports skip
 what exists, unit composition skips sources that already have a unit, and publishing only launches units
@@ -23,6 +25,7 @@ from annotation_tasks.services.units import compose_units
 DEMO_DIR = Path(__file__).resolve().parents[2] / "demo"
 QASEM_PROJECT = "Demo"
 FACTSCORE_PROJECT = "Demo FActScore"
+STUDY_PROJECT = "Demo study (labelled)"
 QASEM_PROTOCOL = [Protocol.SPAN_COVERAGE.value, Protocol.QA_SUPPORT.value, Protocol.PAIRWISE.value]
 INSTRUCTIONS = (
     "Read the source. Step 1: for each highlighted answer span, say whether the source covers it. "
@@ -51,6 +54,16 @@ class Command(BaseCommand):
                           "description": "Two short biographies split into atomic facts."},
             )
             results += import_factscore([DEMO_DIR / "factscore.jsonl"], FACTSCORE_PROJECT, system="demo-llm")
+            study, _ = Project.objects.get_or_create(
+                name=STUDY_PROJECT,
+                defaults={"protocol": QASEM_PROTOCOL[:2], "instructions": INSTRUCTIONS,
+                          "description": "A finished study to explore: the Demo's texts, three simulated workers per "
+                                         "source (demo/qasem_study.jsonl); some items split, for adjudication."},
+            )
+            results.append(import_qasem_release(DEMO_DIR / "qasem_study.jsonl", STUDY_PROJECT))
+            ProjectMembership.objects.get_or_create(
+                project=study, user=user, defaults={"role": ProjectMembership.Role.RESEARCHER}
+            )
             references = json.loads((DEMO_DIR / "factscore_sources.json").read_text(encoding="utf-8"))
             for source in Source.objects.filter(project=facts, external_id__in=list(references), text=""):
                 source.text = references[source.external_id]
@@ -68,4 +81,4 @@ class Command(BaseCommand):
                     n_published += len(launched.published)
         for result in results:
             self.stdout.write(result.summary())
-        self.stdout.write(f"demo: user demo / demo, projects {QASEM_PROJECT!r} and {FACTSCORE_PROJECT!r}, {n_units} new units, {n_published} newly launched on the local provider")
+        self.stdout.write(f"demo: user demo / demo, projects {QASEM_PROJECT!r}, {FACTSCORE_PROJECT!r} and {STUDY_PROJECT!r} (labelled), {n_units} new units, {n_published} newly launched on the local provider")
