@@ -11,7 +11,17 @@ from django.contrib.auth import get_user_model
 from django.core.management import call_command
 from django.test import Client
 
-from annotation_tasks.models import Assignment, Batch, Project, ProjectMembership, QALabel, SpanLabel, Unit
+from annotation_tasks.models import (
+    QA,
+    Assignment,
+    Batch,
+    ItemScore,
+    Project,
+    ProjectMembership,
+    QALabel,
+    SpanLabel,
+    Unit,
+)
 from annotation_tasks.services.reports import build_report
 from tests.work.builders import make_unit
 
@@ -145,3 +155,18 @@ def test_the_labelled_demo_study_reports_and_queues_what_its_votes_say():
     call_command("load_demo", stdout=io.StringIO())
     assert (QALabel.objects.filter(assignment__unit__project=study).count(),
             SpanLabel.objects.filter(assignment__unit__project=study).count()) == labels
+
+
+def test_the_labelled_demo_study_is_scored_once_for_its_crowd_scorer_queue():
+    call_command("load_demo", stdout=io.StringIO())
+    study = Project.objects.get(name="Demo study (labelled)")
+    scores = ItemScore.objects.filter(qa__project=study)
+    assert scores.count() == QA.objects.filter(project=study).count() > 0 and {s.scorer for s in scores} == {"embedded"}
+    first = set(scores.values_list("pk", flat=True))
+    call_command("load_demo", stdout=io.StringIO())
+    assert set(ItemScore.objects.filter(qa__project=study).values_list("pk", flat=True)) == first
+
+    client = Client()
+    assert client.login(username="demo", password="demo")
+    r = client.get(f"/api/projects/{study.pk}/adjudication/queue/", {"scorer": "embedded"})
+    assert r.status_code == 200 and all(row["scorer"]["name"] == "embedded" for row in r.json()["results"])

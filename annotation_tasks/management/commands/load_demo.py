@@ -1,7 +1,8 @@
 """load_demo: the demo user (demo / demo), two demo projects with pre-parsed content, and their units,
 launched on the local provider so that /annotate/<project>/ serves a unit at once; and a third, finished study
 ("Demo study (labelled)": the QASem demo's texts with three simulated workers' votes per source, some of them
-split), so the report, adjudication, workers and exports show something before anyone has annotated.
+split, and the embedded scorer's scores), so the report, adjudication (also ordered by disagreement with the
+scorer), workers and exports show something before anyone has annotated.
 
 Idempotent, because `make run` calls it on every start: the user keeps a changed password, imports skip
 what exists, unit composition skips sources that already have a unit, and publishing only launches units
@@ -16,8 +17,9 @@ from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand
 from django.db import transaction
 
-from annotation_tasks.models import Batch, Project, ProjectMembership, Source
+from annotation_tasks.models import Batch, ItemScore, Project, ProjectMembership, Source
 from annotation_tasks.models.projects import Protocol
+from annotation_tasks.services import scoring
 from annotation_tasks.services.imports import import_factscore, import_qasem_release
 from annotation_tasks.services.publishing import publish_batch
 from annotation_tasks.services.units import compose_units
@@ -61,6 +63,10 @@ class Command(BaseCommand):
                                          "source (demo/qasem_study.jsonl); some items split, for adjudication."},
             )
             results.append(import_qasem_release(DEMO_DIR / "qasem_study.jsonl", STUDY_PROJECT))
+            if not ItemScore.objects.filter(qa__project=study).exists():
+                # the shipped scorer's scores (about a second, once), so the report's scorer calibration and the
+                # crowd-scorer disagreement queue have something to show too
+                scoring.score_items(study, scoring.get_scorer("embedded"))
             ProjectMembership.objects.get_or_create(
                 project=study, user=user, defaults={"role": ProjectMembership.Role.RESEARCHER}
             )
