@@ -18,7 +18,7 @@ from annotation_tasks.api.base import (
     researcher_project_ids,
     review_assignment,
 )
-from annotation_tasks.api.filters import FieldFilterBackend, WorkerSearchFilter
+from annotation_tasks.api.filters import FieldFilterBackend, WorkerSearchFilter, id_param
 from annotation_tasks.api.pagination import Pagination
 from annotation_tasks.api.permissions import is_researcher
 from annotation_tasks.api.serializers import (
@@ -85,10 +85,10 @@ class AssignmentViewSet(viewsets.ReadOnlyModelViewSet):
         user = self.request.user
         projects = researcher_project_ids(user)
         asked = self.request.query_params.get("project", "")
-        if asked.isdigit() and int(asked) in projects:
+        if (asked_id := id_param(asked)) is not None and asked_id in projects:
             # one of the caller's projects: all its assignments, so "or my own" adds none; Assignment.project
             # (kept on the row) so the count and pages, by id or by status, are index scans with no join (issue 25)
-            scope = Q(project_id=int(asked))
+            scope = Q(project_id=asked_id)
         else:
             mine = Q(worker__user=user) if user.is_authenticated else Q(pk__in=[])
             scope = Q(project_id__in=projects) | mine

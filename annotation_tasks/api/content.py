@@ -12,7 +12,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response as HttpResponse
 
 from annotation_tasks.api.base import ResearcherScopedMixin, researcher_project_ids
-from annotation_tasks.api.filters import Present
+from annotation_tasks.api.filters import Present, id_param
 from annotation_tasks.api.pagination import PageAnnotations
 from annotation_tasks.api.serializers import (
     AnswerSpanSerializer,
@@ -122,7 +122,7 @@ class QAViewSet(
         """For ?kind= within one project: True when the asked kinds are every kind the project's predicates have
         (the filter keeps every QA), False when they are none of them (it keeps none), None when the project mixes
         asked and other kinds (the filter joins predicates). One indexed EXISTS per kind, not a join per QA."""
-        if not raw or not project.isdigit() or len(project) > 18:  # 18 digits: within a 64-bit id
+        if not raw or id_param(project) is None:
             return None
         if int(project) not in researcher_project_ids(user):  # another's project: the plain filter answers nothing
             return None

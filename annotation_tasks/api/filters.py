@@ -32,6 +32,14 @@ class NonZero:
     """Filter kind: `?param=true` keeps rows whose annotated count `lookup` is above zero (false: zero)."""
 
 
+def id_param(text: str | None) -> int | None:
+    """The id a query parameter names: ASCII digits within a 64-bit integer, else None. (str.isdigit() alone also
+    takes "²", which int() refuses, and a 20-digit id overflows the database's integer column.)"""
+    if not text or not text.isascii() or not text.isdigit() or len(text) > 19 or int(text) >= 2**63:
+        return None
+    return int(text)
+
+
 def _as_int(value: str) -> int:
     """An id or count that fits every database's integer column (a larger one is a 400, not an overflow)."""
     number = int(value)
@@ -91,5 +99,5 @@ class WorkerSearchFilter(SearchFilter):
             from annotation_tasks.services.identity import find_workers
 
             project = request.query_params.get("project", "")  # pseudonyms are per project: match that one's
-            return queryset.filter(**{f"{lookup}__in": find_workers(term, int(project) if project.isdigit() else None)})
+            return queryset.filter(**{f"{lookup}__in": find_workers(term, id_param(project))})
         return super().filter_queryset(request, queryset, view)

@@ -16,11 +16,14 @@ from __future__ import annotations
 
 import base64
 import json
+import math
 from collections import OrderedDict
 from datetime import date, datetime
 from decimal import Decimal
 from typing import Any
 
+from django.core.exceptions import FieldDoesNotExist
+from django.core.exceptions import ValidationError as DjangoValidationError
 from django.core.paginator import InvalidPage
 from django.db.models import Count, Q, QuerySet, Window
 from rest_framework.exceptions import NotFound, ValidationError
@@ -55,6 +58,32 @@ def _decode(cursor: str, width: int) -> list[Any]:
     if not isinstance(values, list) or len(values) != width:
         raise ValidationError({"cursor": "not a cursor of this list's ordering"})
     return values
+
+
+def _checked(model: Any, fields: list[str], values: list[Any]) -> list[Any]:
+    """A decoded cursor's values as its fields' types (a cursor is client input: an edited one must be a 400, not a
+    500 from the database): each as its model field reads it, integers within a 64-bit column."""
+    out = []
+    for field, value in zip(fields, values, strict=True):
+        if value is None:
+            out.append(None)
+            continue
+        if isinstance(value, bool) or not isinstance(value, (str, int, float)):
+            raise ValidationError({"cursor": "not a cursor this list gave"})
+        name = field.lstrip("-")
+        try:
+            model_field = model._meta.pk if name == "pk" else model._meta.get_field(name)
+        except FieldDoesNotExist:  # a related or annotated ordering: the query's own checks below
+            model_field = None
+        try:
+            value = model_field.to_python(value) if model_field is not None else value
+        except (DjangoValidationError, ValueError, TypeError, OverflowError) as exc:
+            raise ValidationError({"cursor": "not a cursor this list gave"}) from exc
+        if isinstance(value, int) and not -(2**63) <= value < 2**63 or isinstance(value, float) and not math.isfinite(
+                value):
+            raise ValidationError({"cursor": "not a cursor this list gave"})
+        out.append(value)
+    return out
 
 
 def _after(fields: list[str], values: list[Any]) -> Q:
@@ -100,8 +129,12 @@ class Pagination(PageNumberPagination):
         if self.cursor_mode:
             raw = request.query_params.get(self.cursor_query_param, "")
             if raw:
-                bare = bare.filter(_after(fields, _decode(raw, len(fields))))
-            ids = list(bare[: size + 1])
+                values = _checked(queryset.model, fields, _decode(raw, len(fields)))
+                bare = bare.filter(_after(fields, values))
+            try:
+                ids = list(bare[: size + 1])
+            except (ValueError, TypeError, OverflowError) as exc:  # raised before the query runs (or as SQLite binds)
+                raise ValidationError({"cursor": "not a cursor this list gave"}) from exc
             self.has_next = len(ids) > size
             ids = ids[:size]
             self.page_number = None

@@ -23,7 +23,7 @@ from annotation_tasks.services import training
 
 
 class TrainingRequestSerializer(serializers.Serializer):
-    units = serializers.ListField(child=serializers.IntegerField(min_value=1), required=False, default=list,
+    units = serializers.ListField(child=serializers.IntegerField(min_value=1, max_value=2**63 - 1), required=False, default=list,
                                   max_length=10000)
     training = serializers.BooleanField(required=False, default=True)
     labels = serializers.ListField(child=serializers.JSONField(), required=False, default=list, max_length=100000)

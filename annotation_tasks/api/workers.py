@@ -20,7 +20,7 @@ from annotation_tasks.api.base import (
     researcher_project_or_404,
     review_assignment,
 )
-from annotation_tasks.api.filters import FieldFilterBackend, WorkerSearchFilter
+from annotation_tasks.api.filters import FieldFilterBackend, WorkerSearchFilter, id_param
 from annotation_tasks.api.permissions import researcher_projects
 from annotation_tasks.api.serializers import (
     BlockSerializer,
@@ -85,9 +85,9 @@ class WorkerViewSet(ResearcherScopedMixin, viewsets.ReadOnlyModelViewSet):
         projects = researcher_projects(self.request.user)
         project_id = self.request.query_params.get("project", "")
         if project_id:
-            if not project_id.isdigit() or int(project_id) >= 2**63:
+            if id_param(project_id) is None:
                 raise ValidationError({"project": f"not a valid integer: {project_id!r}"})
-            projects = projects.filter(pk=project_id)
+            projects = projects.filter(pk=id_param(project_id))
         worked = Assignment.objects.filter(unit__project__in=projects).order_by().values("worker_id")
         queryset = Worker.objects.select_related("user").order_by("id").filter(pk__in=worked)
         status = self.request.query_params.get("status")
@@ -97,8 +97,8 @@ class WorkerViewSet(ResearcherScopedMixin, viewsets.ReadOnlyModelViewSet):
                 raise ValidationError({"status": f"one of {', '.join(Worker.Status.values)}"})
             projects = researcher_projects(self.request.user)
             project_id = self.request.query_params.get("project", "")
-            if project_id.isdigit():
-                projects = projects.filter(pk=project_id)
+            if id_param(project_id) is not None:
+                projects = projects.filter(pk=id_param(project_id))
             decided = WorkerProjectStatus.objects.filter(project__in=projects).exclude(status=Worker.Status.ACTIVE)
             if status == Worker.Status.ACTIVE:
                 queryset = queryset.exclude(pk__in=decided.values("worker_id"))
@@ -116,7 +116,8 @@ class WorkerViewSet(ResearcherScopedMixin, viewsets.ReadOnlyModelViewSet):
         if page is not None:
             return [w.pk for w in page]
         pk = self.kwargs.get("pk")
-        return [int(pk)] if pk and str(pk).isdigit() else None
+        shown = id_param(str(pk)) if pk else None
+        return [shown] if shown is not None else None
 
     def get_paginated_response(self, data):
         """The page, and with ?project= how current its figures are ({computed_at, stale, pending})."""
@@ -129,8 +130,8 @@ class WorkerViewSet(ResearcherScopedMixin, viewsets.ReadOnlyModelViewSet):
     def get_serializer_context(self) -> dict:
         context = super().get_serializer_context()
         project_id = self.request.query_params.get("project")
-        if project_id and project_id.isdigit():
-            project = researcher_projects(self.request.user).filter(pk=project_id).first()
+        if id_param(project_id) is not None:
+            project = researcher_projects(self.request.user).filter(pk=id_param(project_id)).first()
             if project is not None:
                 from annotation_tasks.services import worker_metrics
 
@@ -258,9 +259,9 @@ class WorkerViewSet(ResearcherScopedMixin, viewsets.ReadOnlyModelViewSet):
 
         worker = self.get_object()
         project_id, block = request.query_params.get("project", ""), request.query_params.get("block", "10")
-        if not project_id.isdigit():
+        if id_param(project_id) is None:
             raise ValidationError({"project": "must be a project id"})
-        if not block.isdigit() or not 1 <= int(block) <= 1000:
+        if id_param(block) is None or not 1 <= int(block) <= 1000:
             raise ValidationError({"block": "must be a whole number from 1 to 1000"})
         project = researcher_project_or_404(request, project_id)
         return Response({"worker": worker.pk, "project": project.pk, "block": int(block),
@@ -278,7 +279,7 @@ class WorkerViewSet(ResearcherScopedMixin, viewsets.ReadOnlyModelViewSet):
         rows = QualityDecision.objects.filter(worker=worker, project__in=researcher_projects(request.user))
         rows = rows.order_by("-created_at", "-id")
         if request.query_params.get("project"):
-            if not request.query_params["project"].isdigit():
+            if id_param(request.query_params["project"]) is None:
                 raise ValidationError({"project": "must be a project id"})
             rows = rows.filter(project=researcher_project_or_404(request, request.query_params["project"]))
         if request.query_params.get("action"):

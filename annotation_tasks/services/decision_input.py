@@ -20,13 +20,19 @@ class ValidationInputError(ValueError):
 
 
 def as_int(value: Any, path: str) -> int:
-    """An integer (not a boolean, which int() would take), else a ValidationInputError at `path`."""
-    if isinstance(value, bool):
+    """An integer within a 64-bit column, else a ValidationInputError at `path`: not a boolean or a fraction (int()
+    would take True and truncate 1.7 into another project's id), not a 20-digit id the database cannot hold."""
+    if isinstance(value, bool) or (isinstance(value, float) and not value.is_integer()):
+        raise ValidationInputError(path, "must be an integer")
+    if isinstance(value, str) and not (value.strip().lstrip("-").isascii() and value.strip().lstrip("-").isdigit()):
         raise ValidationInputError(path, "must be an integer")
     try:
-        return int(value)
-    except (TypeError, ValueError):
+        number = int(value)
+    except (TypeError, ValueError, OverflowError):
         raise ValidationInputError(path, "must be an integer") from None
+    if not -(2**63) <= number < 2**63:
+        raise ValidationInputError(path, "is out of range")
+    return number
 
 
 def as_fraction(value: Any, path: str) -> float:

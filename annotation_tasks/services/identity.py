@@ -112,8 +112,8 @@ def find_workers(query: str, project_id: int | None = None) -> list[int]:
 def worker_by_ref(ref: str | int, project_id: int | None = None) -> Worker:
     """The worker a person names on the command line: its pk or its pseudonym (W-...) in the project."""
     text = str(ref).strip()
-    if text.isdigit():
-        found = Worker.objects.filter(pk=int(text)).first()
+    if text.isascii() and text.isdigit():
+        found = Worker.objects.filter(pk=int(text)).first() if int(text) < 2**63 else None
     else:
         ids = find_workers(text, project_id) if text.lower().startswith("w-") else []
         matches = [w for w in Worker.objects.filter(pk__in=ids) if w.pseudonym_in(project_id).lower() == text.lower()]

@@ -29,6 +29,7 @@ from annotation_tasks.models import (
     WorkerProjectStatus,
 )
 from annotation_tasks.protocols import label_levels
+from annotation_tasks.services.decision_input import ValidationInputError, as_int
 
 KEY = "training"  # WorkerProjectStatus.qualifications key of the worker's training result in the project
 TARGETS: dict[str, type] = {"span": AnswerSpan, "qa": QA, "fact": AtomicFact}
@@ -58,7 +59,10 @@ def mark(project: Project, unit_ids: list[int], *, training: bool = True, labels
          pass_mark: float | None = None) -> dict[str, int]:
     """Mark units of `project` as training (or not), store expert labels {target, id, value, explanation} of their
     items as GoldLabels, and set the project's pass mark. All or nothing; TrainingError names the bad field."""
-    ids = {int(u) for u in unit_ids}
+    try:
+        ids = {as_int(u, "units") for u in unit_ids}
+    except ValidationInputError:
+        raise TrainingError("must be a list of unit ids", "units") from None
     found = set(Unit.objects.filter(project=project, pk__in=ids).values_list("pk", flat=True))
     if ids - found:
         raise TrainingError(f"units not in this project: {sorted(ids - found)[:10]}", "units")
@@ -82,8 +86,8 @@ def _clean_label(project: Project, index: int, row: Any) -> tuple[str, Any, str,
     if target not in TARGETS:
         raise TrainingError(f"target must be one of {sorted(TARGETS)}", f"{where}.target")
     try:
-        item_id = int(row.get("id"))  # type: ignore[arg-type]
-    except (TypeError, ValueError):
+        item_id = as_int(row.get("id"), f"{where}.id")
+    except ValidationInputError:
         raise TrainingError("must be an item id", f"{where}.id") from None
     item = TARGETS[target].objects.filter(pk=item_id, response__project=project).first()
     if item is None:
