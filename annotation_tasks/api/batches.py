@@ -5,12 +5,10 @@ and translate a refusal into a 400 naming the field.
 """
 from __future__ import annotations
 
-from decimal import Decimal, InvalidOperation
-
 from django.db.models import Count, OuterRef, Prefetch, Subquery
 from django.db.models.functions import Coalesce
 from django.urls import reverse
-from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
+from drf_spectacular.utils import extend_schema, inline_serializer
 from rest_framework import mixins, serializers, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.exceptions import ValidationError
@@ -24,6 +22,7 @@ from annotation_tasks.api.serializers import (
     BatchSerializer,
     ComposeSerializer,
     CostEstimateSerializer,
+    EstimateQuerySerializer,
     JobSerializer,
     PublishSerializer,
     UnitSerializer,
@@ -127,25 +126,16 @@ class BatchViewSet(
             status=status.HTTP_201_CREATED,
         )
 
-    @extend_schema(
-        parameters=[
-            OpenApiParameter("reward", str, required=True, description="Reward per assignment, e.g. 1.50"),
-            OpenApiParameter("assignments_per_unit", int, required=False),
-        ],
-        responses=CostEstimateSerializer,
-    )
+    @extend_schema(parameters=[EstimateQuerySerializer], responses=CostEstimateSerializer)
     @action(detail=True, methods=["get"], pagination_class=None, filter_backends=[])
     def estimate(self, request: Request, pk: str | None = None) -> Response:
         """What publishing the batch's unpublished units would cost (reward + fees), the account balance, and
         whether it can be published (`publish_blockers` adds the balance check to the batch's own)."""
         batch = self.get_object()
-        try:
-            reward = Decimal(request.query_params.get("reward", ""))
-            per_unit = int(request.query_params.get("assignments_per_unit") or batch.project.annotations_per_item)
-        except (InvalidOperation, ValueError) as exc:
-            raise ValidationError({"reward": "Give reward as a decimal and assignments_per_unit as an integer."}) from exc
-        if reward < 0 or per_unit < 1:
-            raise ValidationError({"reward": "Reward must be ≥ 0 and assignments_per_unit ≥ 1."})
+        query = EstimateQuerySerializer(data=request.query_params)
+        query.is_valid(raise_exception=True)
+        reward = query.validated_data["reward"]
+        per_unit = query.validated_data.get("assignments_per_unit") or batch.project.annotations_per_item
         from annotation_tasks.services import publishing
 
         provider = publishing.provider_for(batch)

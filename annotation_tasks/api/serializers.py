@@ -293,16 +293,21 @@ class BatchSerializer(serializers.ModelSerializer):
             self.fields["project"].queryset = researcher_projects(request.user)
 
     def validate_settings(self, value: object) -> dict:
-        """The validation override is written only by publishing with a reason (it is logged): a settings
+        """Every known key is checked here, on create and on edit (one bad value stored would break every
+        annotator's queue: services.batch_settings), each bad one named: {"settings": {key: [...]}}.
+        The validation override is written only by publishing with a reason (it is logged): a settings
         edit keeps the stored one and cannot add one."""
         if not isinstance(value, dict):
             raise serializers.ValidationError("must be an object")
-        from annotation_tasks.services import routing
+        from annotation_tasks.services import batch_settings, routing
 
+        problems = {key: [message] for key, message in batch_settings.settings_problems(value).items()}
         try:
             routing.parse(value)
         except routing.RoutingError as exc:  # located: {"settings": {"routing.threshold": [...]}}
-            raise serializers.ValidationError({exc.field: [exc.message]}) from exc
+            problems[exc.field] = [exc.message]
+        if problems:
+            raise serializers.ValidationError(problems)
         kept = {k: v for k, v in value.items() if k not in ("validation_override", "validation_overrides")}
         stored = (self.instance.settings or {}) if isinstance(self.instance, Batch) else {}
         kept.update({k: stored[k] for k in ("validation_override", "validation_overrides") if k in stored})
@@ -332,9 +337,17 @@ class BatchSerializer(serializers.ModelSerializer):
         return self._blockers(batch)
 
 
-class PublishSerializer(serializers.Serializer):
-    reward = serializers.DecimalField(max_digits=8, decimal_places=2, min_value=Decimal(0))
-    assignments_per_unit = serializers.IntegerField(min_value=1, max_value=50, required=False)
+class EstimateQuerySerializer(serializers.Serializer):
+    """The estimate's query: the reward and assignments per unit a publish accepts (so what was estimated can be
+    published), checked before any arithmetic: NaN, 1e30 or a 20-digit reward is a 400 naming it, not a 500."""
+
+    reward = serializers.DecimalField(max_digits=8, decimal_places=2, min_value=Decimal(0),
+                                      help_text="Reward per assignment, e.g. 1.50")
+    assignments_per_unit = serializers.IntegerField(min_value=1, max_value=50, required=False,
+                                                    help_text="Default: the project's annotations per item.")
+
+
+class PublishSerializer(EstimateQuerySerializer):
     confirm = serializers.BooleanField(
         default=False, help_text="Must be true: publishing spends money on paid platforms."
     )

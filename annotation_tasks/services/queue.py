@@ -30,6 +30,7 @@ from annotation_tasks.models import (
     Worker,
     WorkerProjectStatus,
 )
+from annotation_tasks.services.batch_settings import setting_number
 
 ACTIVE = [s.value for s in Assignment.Status.active()]
 LOCAL_PROVIDER = LocalProvider.name
@@ -42,10 +43,11 @@ def timeout_for(unit: Unit) -> timedelta:
 
 
 def timeout_of(batch_id: int | None, batch_settings: dict | None) -> timedelta:
-    """timeout_for from the batch's id and settings as read (the draft PUT reads them without the unit)."""
+    """timeout_for from the batch's id and settings as read (the draft PUT reads them without the unit); a setting
+    stored before the API checked it ("abc", 10**12) is the default: one bad batch must not stop every worker's queue."""
     minutes = settings.ASSIGNMENT_TIMEOUT_MINUTES
     if batch_id and batch_settings:
-        minutes = int(batch_settings.get("assignment_duration_minutes", minutes))
+        minutes = setting_number(batch_settings, "assignment_duration_minutes", minutes)
     return timedelta(minutes=minutes)
 
 

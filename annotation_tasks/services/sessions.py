@@ -26,6 +26,7 @@ from annotation_tasks.crowd.base import HourlyRate, SubmissionRecord, Submission
 from annotation_tasks.models import Assignment, Batch, PlaceSession, Unit, Worker
 from annotation_tasks.services import training
 from annotation_tasks.services import verification as verifying
+from annotation_tasks.services.batch_settings import setting_number
 
 DEFAULT_UNITS_PER_PLACE = 10
 DEFAULT_MINUTES_PER_UNIT = 3  # the researcher's estimate before any pilot, unless they give one
@@ -39,12 +40,12 @@ def is_study_batch(batch: Batch) -> bool:
 
 
 def units_per_place(batch: Batch) -> int:
-    return max(1, int((batch.settings or {}).get("units_per_place") or DEFAULT_UNITS_PER_PLACE))
+    return int(setting_number(batch.settings, "units_per_place", DEFAULT_UNITS_PER_PLACE))
 
 
 def minutes_per_place(batch: Batch) -> int | None:
-    value = (batch.settings or {}).get("minutes_per_place")
-    return int(value) if value else None
+    value = setting_number(batch.settings, "minutes_per_place", None)
+    return int(value) if value is not None else None
 
 
 def places_needed(units: int, assignments_per_unit: int, per_place: int) -> int:
@@ -76,7 +77,7 @@ def seconds_per_unit(batch: Batch) -> tuple[float, str]:
                      .values_list("time_on_task_ms", flat=True)[:5000])
         if times:
             return statistics.median(times) / 1000.0, f"{label} of {len(times)} submitted units"
-    minutes = float((batch.settings or {}).get("estimated_minutes_per_unit") or DEFAULT_MINUTES_PER_UNIT)
+    minutes = float(setting_number(batch.settings, "estimated_minutes_per_unit", DEFAULT_MINUTES_PER_UNIT))
     return minutes * 60.0, "researcher's estimate"
 
 
@@ -324,7 +325,7 @@ def places_to_open(batch: Batch) -> int | None:
     Places taken (active, finished, or asked to return) are the platform's; the free ones and the room left in
     active places can take work_left; only the shortfall, in whole places, is added."""
     per = units_per_place(batch)
-    total = int((batch.settings or {}).get("places") or 0)
+    total = int(setting_number(batch.settings, "places", 0))
     sessions = PlaceSession.objects.filter(batch=batch)
     taken = sessions.filter(status__in=[PlaceSession.Status.ACTIVE, PlaceSession.Status.FINISHED,
                                         PlaceSession.Status.NO_WORK]).count()
