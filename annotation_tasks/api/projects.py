@@ -21,7 +21,7 @@ from annotation_tasks.api.serializers import (
     ProjectSerializer,
 )
 from annotation_tasks.models import ProjectMembership
-from annotation_tasks.services import monitoring
+from annotation_tasks.services import monitoring, projects
 from annotation_tasks.services.tokens import INVITE_MAX_AGE_S, invite_token
 
 
@@ -76,16 +76,16 @@ class ProjectViewSet(ProjectOperationsMixin, viewsets.ModelViewSet):
     @extend_schema(request=MembershipSerializer, responses=MembershipSerializer(many=True))
     @action(detail=True, methods=["get", "post"], serializer_class=MembershipSerializer, pagination_class=None)
     def members(self, request: Request, pk: str | None = None) -> Response:
-        """List members, or add / change one (POST {username, role})."""
+        """List members, or add / change one (POST {username, role}); a change that would leave the project without
+        a researcher is a 400 on `role` (services.projects.add_member)."""
         project = self.get_object()
         if request.method == "POST":
             serializer = MembershipSerializer(data=request.data)
             serializer.is_valid(raise_exception=True)
-            ProjectMembership.objects.update_or_create(
-                project=project,
-                user=serializer.validated_data["user"],
-                defaults={"role": serializer.validated_data["role"]},
-            )
+            try:
+                projects.add_member(project, serializer.validated_data["user"], serializer.validated_data["role"])
+            except projects.LastResearcher as exc:
+                raise serializers.ValidationError({exc.field: [exc.message]}) from exc
         memberships = project.memberships.select_related("user").order_by("user__username")
         code = status.HTTP_201_CREATED if request.method == "POST" else status.HTTP_200_OK
         return Response(MembershipSerializer(memberships, many=True).data, status=code)

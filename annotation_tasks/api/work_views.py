@@ -6,6 +6,7 @@ local annotators. Views translate; services.work and services.queue hold the log
 """
 from __future__ import annotations
 
+import codecs
 import re
 from typing import Any
 
@@ -18,7 +19,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from annotation_tasks.api.errors import json_depth_exceeds, json_size
+from annotation_tasks.api.errors import json_depth_exceeds
 from annotation_tasks.services import queue, work
 from annotation_tasks.services.local_workers import local_worker
 from annotation_tasks.services.tokens import assignment_token, is_preview_token
@@ -109,8 +110,14 @@ def _body_problem(data: Any, root: str, raw: bytes | None = None) -> Response | 
 
 
 def _json_body(request: Request) -> bytes | None:
-    """The raw bytes of a JSON body (read before DRF parses it; DRF then parses these bytes), else None."""
+    """The raw bytes of a UTF-8 JSON body (read before DRF parses it; DRF then parses these bytes), else None. Only
+    UTF-8 bytes show a NUL or a surrogate escape to _UNSTORABLE_ESCAPE: a UTF-16 body's never do."""
     if request.content_type.split(";")[0].strip() != "application/json":
+        return None
+    try:
+        if codecs.lookup(request._request.encoding or "utf-8").name != "utf-8":
+            return None
+    except LookupError:
         return None
     return request._request.body
 
@@ -124,10 +131,8 @@ class DraftView(_TokenView):
             target = work.draft_target(token)
         except work.WorkError as exc:
             return _error(exc)
-        raw = _json_body(request)  # before request.data: once DRF has read the stream the bytes are gone
-        problem = _body_problem(request.data, "", raw)
-        if problem:
-            return problem
+        if not isinstance(request.data, dict):  # the draft itself is checked once parsed (work.check_draft)
+            return _invalid("(body)", "expected a JSON object")
         if type(request.data) is dict and "draft" in request.data:
             draft = request.data["draft"]  # a parsed JSON body: what DraftSerializer would return, without building it
             version = request.data.get("draft_version")  # checked by save_draft (a located 400)
@@ -139,9 +144,7 @@ class DraftView(_TokenView):
             draft, version = ser.validated_data["draft"], ser.validated_data.get("draft_version")
         if json_depth_exceeds(draft, settings.WORK_DRAFT_MAX_DEPTH):
             return _invalid("draft", f"nested deeper than {settings.WORK_DRAFT_MAX_DEPTH} levels")
-        if json_size(draft) > settings.WORK_DRAFT_MAX_BYTES:
-            return _invalid("draft", f"larger than {settings.WORK_DRAFT_MAX_BYTES} bytes")
-        try:
+        try:  # save_draft refuses what cannot be stored (infinity, NUL, lone surrogate) or is too large, located
             saved_at, new_version = work.save_draft(target, draft, version)
         except work.WorkError as exc:
             return _error(exc)

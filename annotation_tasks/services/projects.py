@@ -61,15 +61,38 @@ def resolve_owner(username: str | None, project_name: str | None = None, *, allo
                             "it is")
 
 
+class LastResearcher(ProjectAdminError):
+    """A member change that would leave a project without a researcher: every researcher action on it would then be
+    a 403 and nobody but a superuser could undo the change. `field` is the request field it is about."""
+
+    field = "role"
+
+    def __init__(self, project: Project, username: str) -> None:
+        self.message = (f"project {project.name!r} needs at least one researcher and {username} is its only one: "
+                        "make another member a researcher first")
+        super().__init__(f"--role: {self.message}")
+
+
 def add_member(project: Project, user: Any, role: str = ProjectMembership.Role.RESEARCHER) -> ProjectMembership:
-    """Make `user` a member with `role` (changing the role of an existing member)."""
+    """Make `user` a member with `role` (changing the role of an existing member); LastResearcher when that would
+    demote the project's only researcher. The project's row is locked first, so two researchers demoting
+    themselves at once cannot both see the other one remain."""
     if role not in ROLES:
         raise ProjectAdminError(f"--role: {role!r} is not one of {', '.join(ROLES)}")
-    membership, created = ProjectMembership.objects.get_or_create(project=project, user=user, defaults={"role": role})
-    if not created and membership.role != role:
-        membership.role = role
-        membership.save(update_fields=["role"])
+    with transaction.atomic():
+        list(Project.objects.select_for_update().filter(pk=project.pk).values_list("pk"))  # one change at a time
+        membership, created = ProjectMembership.objects.get_or_create(project=project, user=user,
+                                                                      defaults={"role": role})
+        if not created and membership.role != role:
+            if membership.role == ProjectMembership.Role.RESEARCHER and not _other_researchers(project, user).exists():
+                raise LastResearcher(project, user.get_username())
+            membership.role = role
+            membership.save(update_fields=["role"])
     return membership
+
+
+def _other_researchers(project: Project, user: Any) -> Any:
+    return project.memberships.filter(role=ProjectMembership.Role.RESEARCHER).exclude(user=user)
 
 
 def has_researcher(project_name: str) -> bool:
@@ -156,6 +179,6 @@ def describe(project: Project) -> dict[str, Any]:
 
 
 __all__ = [
-    "ProjectAdminError", "add_member", "create_project", "describe", "has_researcher", "own", "parse_protocol", "project_named",
+    "LastResearcher", "ProjectAdminError", "add_member", "create_project", "describe", "has_researcher", "own", "parse_protocol", "project_named",
     "resolve_owner", "set_protocol", "user_named",
 ]

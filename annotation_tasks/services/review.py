@@ -35,6 +35,7 @@ from annotation_tasks.protocols.review import (
     review_for,
 )
 from annotation_tasks.services import identity
+from annotation_tasks.services.work import readable_draft
 
 Key = tuple[str, int, str]  # (level, item id, aspect): aspect is "" except for pairwise (item id = unit id)
 SHOWN_KEYS = ("responses", "spans", "qas", "facts")
@@ -247,7 +248,7 @@ def assignment_review(assignment: Assignment) -> dict[str, Any]:
         unit, {"id": assignment.pk, "status": assignment.status, "mode": unit.mode, "preview": False},
         assignment.shown,  # what was drawn for the worker (ragas' sides) stays as they saw it
     )
-    data["draft"] = assignment.draft
+    data["draft"] = readable_draft(assignment.draft)  # a draft stored before drafts were checked: no 500
     data["draft_version"] = assignment.draft_version
     try:
         items = review_for(unit.mode).answers(assignment, data)

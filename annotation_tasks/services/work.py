@@ -6,11 +6,15 @@ the payload itself is built in protocols/payload.py, which names every field tha
 """
 from __future__ import annotations
 
+import json
+import math
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
 
+from django.conf import settings
 from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
@@ -19,6 +23,7 @@ from annotation_tasks.models import Assignment, Unit
 from annotation_tasks.protocols import Errors, Shown, Submission, UnknownProtocol, get_protocol, label_levels, payload
 from annotation_tasks.services import queue, routing
 from annotation_tasks.services.tokens import BadToken, read_assignment_token, read_preview_token
+from annotation_tasks.textcheck import json_text_problem, printable
 
 
 class WorkError(Exception):
@@ -201,7 +206,7 @@ def unit_payload_then_record(assignment: Assignment) -> tuple[dict[str, Any], Ca
         unit, {"id": assignment.pk, "status": assignment.status, "mode": unit.mode, "preview": False},
         assignment.shown,
     )
-    data["draft"] = assignment.draft
+    data["draft"] = readable_draft(assignment.draft)
     data["draft_saved_at"] = assignment.draft_saved_at.isoformat() if assignment.draft_saved_at else None
     data["draft_version"] = assignment.draft_version  # what the next draft save names (stale tabs get a 409)
     changes: dict[str, Any] = {}
@@ -251,6 +256,81 @@ def _version(value: Any) -> int | None:
     return value
 
 
+def _non_finite_at(value: Any, path: str) -> str | None:
+    """The path of the first infinite or NaN number in a parsed JSON value, in document order, else None."""
+    stack = [(value, path)]
+    while stack:
+        item, where = stack.pop()
+        if isinstance(item, float) and not math.isfinite(item):
+            return where or "(body)"
+        if isinstance(item, dict):
+            stack.extend((child, f"{where}.{printable(str(key))}" if where else printable(str(key)))
+                         for key, child in reversed(list(item.items())))
+        elif isinstance(item, list):
+            stack.extend((child, f"{where}[{i}]") for i, child in reversed(list(enumerate(item))))
+    return None
+
+
+NOT_FINITE = "must be a finite number (JSON has no infinity or NaN: 1e999 reads as infinity)"
+
+
+def _stored_form(draft: Any, path: str) -> tuple[tuple[str, str] | None, int]:
+    """((field path, problem) or None, the draft's size in bytes as stored). One compact json.dumps (C speed) tells
+    whether anything is wrong: it refuses infinity and NaN, writes a NUL as \\u0000 and keeps a lone surrogate, which
+    the UTF-8 encoder then refuses; only then does a walk name the place (a walk over every string of every draft
+    was a good part of a draft save's CPU)."""
+    try:
+        text = json.dumps(draft, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    except ValueError:
+        return (_non_finite_at(draft, path) or path, NOT_FINITE), 0
+    try:
+        stored = text.encode("utf-8")
+    except UnicodeEncodeError:
+        return json_text_problem(draft, path), len(text.encode("utf-8", "surrogatepass"))
+    return (json_text_problem(draft, path) if "\\u0000" in text else None), len(stored)
+
+
+def draft_problem(draft: Any, path: str = "draft") -> tuple[str, str] | None:
+    """(field path, problem) when a parsed draft holds what not every database can store, else None: an infinite or
+    NaN number (a JSON column refuses it: the save was a 500), a NUL or a lone surrogate in any key or string
+    (PostgreSQL refuses them; SQLite stored them and every later read of the draft was a 500). Checked on the
+    parsed value: a form field's JSON and a UTF-16 body bring such values as well as a UTF-8 JSON body."""
+    return _stored_form(draft, path)[0]
+
+
+def check_draft(draft: Any) -> None:
+    """Invalid naming `draft` and the place in it when the draft cannot be stored or is larger than
+    WORK_DRAFT_MAX_BYTES (its nesting depth is the view's check: json.dumps would recurse into any depth)."""
+    problem, size = _stored_form(draft, "draft")
+    if problem is None and size > settings.WORK_DRAFT_MAX_BYTES:
+        problem = ("draft", f"larger than {settings.WORK_DRAFT_MAX_BYTES} bytes")
+    if problem is not None:
+        raise Invalid("invalid request", [{"field": problem[0], "message": problem[1]}])
+
+
+_UNSTORABLE_CHARACTER = re.compile("[\x00\ud800-\udfff]")
+
+
+def _mended(value: Any) -> Any:
+    if isinstance(value, str):
+        return _UNSTORABLE_CHARACTER.sub("\ufffd", value)
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if isinstance(value, dict):
+        return {_mended(str(key)): _mended(child) for key, child in value.items()}
+    if isinstance(value, list):
+        return [_mended(child) for child in value]
+    return value
+
+
+def readable_draft(draft: Any) -> Any:
+    """A stored draft as the unit and review answers show it. One saved before drafts were checked may hold a lone
+    surrogate or a NUL (SQLite stored them; no UTF-8 encoder writes a lone surrogate, so every read of the unit
+    was a 500): such characters come back as U+FFFD, so the annotator keeps the rest of their work and their next
+    save stores only good text."""
+    return draft if draft_problem(draft) is None else _mended(draft)
+
+
 def save_draft(assignment: Assignment | DraftTarget, draft: Any, version: Any = None
                ) -> tuple[timezone.datetime, int | None]:
     """Store the element's draft; activity also pushes the expiry back so a working annotator keeps the unit.
@@ -258,7 +338,9 @@ def save_draft(assignment: Assignment | DraftTarget, draft: Any, version: Any = 
 
     Drafts carry a version (Assignment.draft_version, in the unit payload): a save naming `version` writes only
     over that version and bumps it, so a second tab on the same assignment that saved meanwhile makes this one's
-    save a 409 conflict it shows, never a silent overwrite. Returns (saved at, the new version; None unversioned)."""
+    save a 409 conflict it shows, never a silent overwrite. Returns (saved at, the new version; None unversioned).
+    A draft that cannot be stored is refused first (check_draft), whatever content type brought it."""
+    check_draft(draft)
     if isinstance(assignment, DraftTarget):
         pk, timeout = assignment.assignment_id, assignment.timeout
     else:
