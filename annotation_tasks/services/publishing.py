@@ -207,8 +207,7 @@ def _publish_study(batch: Batch, provider: CrowdProvider, pending: list[Unit], *
     every unit's reference, and the batch's, is the study."""
     from annotation_tasks.services import sessions
 
-    per_place = max(1, int(options.get("units_per_place") or (batch.settings or {}).get("units_per_place")
-                           or sessions.DEFAULT_UNITS_PER_PLACE))
+    per_place = max(1, int(options.get("units_per_place") or sessions.units_per_place(batch)))
     places = sessions.study_places(pending, assignments_per_unit, per_place)  # training units: every place's first
     study_options = {**options, "units_per_place": per_place, "places": places}
     refs = provider.publish(batch, pending, reward=reward, assignments_per_unit=assignments_per_unit, resume=resume,
