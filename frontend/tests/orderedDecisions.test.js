@@ -84,3 +84,91 @@ describe('useOrderedDecisions', () => {
     await s.release(d)
   })
 })
+
+describe('useOrderedDecisions in an outage', () => {
+  // a server that is unreachable (fetch's TypeError) or answers 503 until `up`, then saves
+  function flaky(kind = 'network') {
+    const state = { up: false, saved: [] }
+    const send = vi.fn(async (item, decision) => {
+      if (!state.up) {
+        if (kind === 'network') throw new TypeError('Failed to fetch')
+        throw Object.assign(new Error('Service Unavailable'), { status: 503 })
+      }
+      state.saved.push([item.id, decision])
+      item.value = decision
+    })
+    return { state, send }
+  }
+
+  it('keeps a decision the server never answered, warns before leaving, and sends it again once back', async () => {
+    const s = flaky()
+    const onError = vi.fn()
+    const d = useOrderedDecisions({ send: s.send, valueOf: (i) => i.value, onError, retryFirstMs: 60000 })
+    const a = { id: 1, value: 'unknown' }
+    const b = { id: 2, value: 'unknown' }
+    d.submit(a, 'valid')
+    d.submit(b, 'invalid')
+    await d.settled()
+    expect([...d.unsaved.value.keys()]).toEqual([1, 2])
+    expect(d.pending.value).toBe(0)
+    expect(d.isUnsaved(a) && d.isUnsaved(b)).toBe(true)
+    expect(onError).not.toHaveBeenCalled() // not refused: kept
+    const event = new Event('beforeunload', { cancelable: true })
+    d.beforeUnload(event)
+    expect(event.defaultPrevented).toBe(true) // nothing pending, but unsaved work: the browser asks
+    s.state.up = true
+    window.dispatchEvent(new Event('online'))
+    await tick()
+    await d.settled()
+    expect(s.state.saved).toEqual([[1, 'valid'], [2, 'invalid']])
+    expect([a.value, b.value, d.unsaved.value.size]).toEqual(['valid', 'invalid', 0])
+    const later = new Event('beforeunload', { cancelable: true })
+    d.beforeUnload(later)
+    expect(later.defaultPrevented).toBe(false)
+    d.dispose()
+  })
+
+  it('retries on its own with backoff after a 503, and only the last key for an item', async () => {
+    vi.useFakeTimers()
+    try {
+      const s = flaky('503')
+      const d = useOrderedDecisions({ send: s.send, valueOf: (i) => i.value, retryFirstMs: 1000 })
+      const a = { id: 1, value: 'unknown' }
+      d.submit(a, 'invalid')
+      d.submit(a, 'valid') // corrected during the outage: only this one is sent again
+      await vi.advanceTimersByTimeAsync(0)
+      expect([...d.unsaved.value.values()].map((e) => e.decision)).toEqual(['valid'])
+      s.state.up = true
+      await vi.advanceTimersByTimeAsync(1000)
+      await d.settled()
+      expect(s.state.saved).toEqual([[1, 'valid']])
+      expect(d.unsaved.value.size).toBe(0)
+      d.dispose()
+    } finally {
+      vi.useRealTimers()
+    }
+  })
+
+  it('a later decision that reaches the server clears the item; a 4xx is still a refusal', async () => {
+    const s = flaky()
+    const onError = vi.fn()
+    const d = useOrderedDecisions({ send: s.send, valueOf: (i) => i.value, onError, retryFirstMs: 60000 })
+    const a = { id: 1, value: 'unknown' }
+    d.submit(a, 'invalid')
+    await d.settled()
+    expect(d.isUnsaved(a)).toBe(true)
+    s.state.up = true
+    d.submit(a, 'valid')
+    await d.settled()
+    expect([a.value, d.isUnsaved(a)]).toEqual(['valid', false])
+    const refusing = useOrderedDecisions({
+      send: async () => { throw Object.assign(new Error('bad'), { status: 400 }) },
+      valueOf: (i) => i.value, onError,
+    })
+    refusing.submit(a, 'invalid')
+    await refusing.settled()
+    expect([refusing.unsaved.value.size, onError.mock.calls.length]).toEqual([0, 1])
+    d.dispose()
+    refusing.dispose()
+  })
+})

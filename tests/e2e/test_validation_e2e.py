@@ -55,3 +55,38 @@ def test_validation_by_keyboard_then_the_gate_opens(live_server, new_page, dashb
     assert not QA.objects.filter(response__project=project, validity="unknown").exists()
     assert not [b for b in publish_blockers(batch) if b.code == "undecided_qas"]
     assert page.errors == []
+
+
+def test_decisions_made_while_the_server_is_unreachable_are_kept_and_saved_once_it_is_back(
+        live_server, new_page, dashboard_js, shot, django_user_model):
+    """An outage during validation: the page says the decisions are not saved (not "All decisions saved"), the browser
+    asks before leaving, and the decisions reach the server once it answers again (found by an audit: they were lost)."""
+    researcher = django_user_model.objects.create_user("expert", password="pw")
+    project, batch = make_project(researcher)
+    (gate,) = [b for b in publish_blockers(batch) if b.code == "undecided_qas"]
+    page = researcher_page(new_page, live_server.url, "expert")
+    page.goto(live_server.url + gate.link)
+    page.locator("tr.cursor[data-testid=qa-row]").wait_for()
+    rows = page.get_by_test_id("qa-row")
+    ids = [int(rows.nth(i).get_attribute("data-qa")) for i in range(3)]
+
+    def cut(route):
+        return route.abort() if route.request.method == "PATCH" else route.continue_()
+
+    page.route("**/api/qas/**", cut)
+    press(page, "v", "v", "x")
+    status = page.get_by_test_id("validate-pending")
+    page.wait_for_function("() => document.querySelector('[data-testid=validate-pending]')?.dataset.unsaved === '3'")
+    assert "3 decisions not saved" in status.inner_text() and "All decisions saved" not in status.inner_text()
+    assert page.locator("tr.unsaved[data-testid=qa-row]").count() == 3
+    leaving = page.evaluate("() => { const e = new Event('beforeunload', {cancelable: true}); "
+                            "window.dispatchEvent(e); return e.defaultPrevented }")
+    assert leaving is True
+    assert set(QA.objects.filter(pk__in=ids).values_list("validity", flat=True)) == {"unknown"}
+    shot(page, "validate-outage")
+
+    page.unroute("**/api/qas/**")
+    page.get_by_test_id("validate-retry").click()
+    page.wait_for_function("() => document.querySelector('[data-testid=validate-pending]')?.innerText.includes('All decisions saved')")
+    assert dict(QA.objects.filter(pk__in=ids).values_list("pk", "validity")) == dict(zip(ids, ["valid", "valid", "invalid"], strict=True))
+    assert page.locator("tr.unsaved[data-testid=qa-row]").count() == 0
