@@ -32,7 +32,10 @@ function serve(posts) {
 const key = (k, target = window) => target.dispatchEvent(new KeyboardEvent('keydown', { key: k, bubbles: true, cancelable: true }))
 const current = (w) => w.find('[data-testid=adj-item]').attributes('data-key')
 
-beforeEach(() => setManifest(manifest))
+beforeEach(() => {
+  setManifest(manifest)
+  window.localStorage.clear()
+})
 afterEach(() => {
   vi.unstubAllGlobals()
   resetManifest()
@@ -201,6 +204,38 @@ describe('Adjudicate ordered by a scorer', () => {
     expect(current(w)).toBe('qa:8')
     expect(w.find('[data-testid=adj-scorer]').text()).toBe('not_supported')
     expect(w.find('[data-testid=queue-row]').text()).toContain('overlap 0.12')
+    w.unmount()
+  })
+})
+
+describe('Adjudicate keeps what is not confirmed yet', () => {
+  it('a picked label and a typed reason come back on the item, after moving away and after a remount, until confirmed', async () => {
+    const posts = []
+    vi.stubGlobal('fetch', serve(posts))
+    let w = mount(Adjudicate, { props: { project: { id: 5 } }, attachTo: document.body })
+    await flushPromises()
+    key('n'); await flushPromises() // qa:1: not_supported, then a reason, not confirmed
+    await w.find('[data-testid=reason]').setValue('half a thought')
+    key('Escape', w.find('[data-testid=reason]').element); await flushPromises()
+    key('j'); await flushPromises()
+    expect(current(w)).toBe('qa:2')
+    expect(w.find('[data-testid=reason]').element.value).toBe('') // qa:2 has its own (empty) draft
+    expect(w.findAll('[data-testid=queue-unconfirmed]').length).toBe(1)
+    key('k'); await flushPromises()
+    expect(current(w)).toBe('qa:1')
+    expect(w.find('[data-testid=reason]').element.value).toBe('half a thought')
+    expect(w.find('button.on[data-label=not_supported]').exists()).toBe(true)
+    w.unmount() // a reload, or another tab of the dashboard
+
+    w = mount(Adjudicate, { props: { project: { id: 5 } }, attachTo: document.body })
+    await flushPromises()
+    expect(current(w)).toBe('qa:1')
+    expect(w.find('[data-testid=reason]').element.value).toBe('half a thought')
+    expect(w.find('button.on[data-label=not_supported]').exists()).toBe(true)
+    key('Enter', w.find('[data-testid=reason]').element); await flushPromises()
+    expect(posts).toEqual([{ level: 'qa', item_id: 1, label: 'not_supported', reason: 'half a thought' }])
+    expect(w.findAll('[data-testid=queue-unconfirmed]').length).toBe(0)
+    expect(window.localStorage.getItem('factcrowd.adjudicate.5')).toBe(null) // confirmed: the draft is gone
     w.unmount()
   })
 })
