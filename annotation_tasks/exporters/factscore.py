@@ -13,6 +13,11 @@ change them), so the export of an imported file with no crowd work is the file, 
 of such a response's model facts (and facts workers wrote) go to `crowd-atomic-facts` ([{text, label}], majority
 of the counted votes), added after the sentence's own keys only where there are some.
 Facts workers wrote count only with their assignment (rejected or unverified work writes none into an export).
+
+The FActScore schema has no system (a released file is one system's): where the project holds more than one, each
+line gets `system` (its response's) after its other keys, so the export imports back with each response under its
+own system (topics repeat across systems). A line imported with a `system` writes it where the line had it; a
+single-system project's export is unchanged.
 """
 from __future__ import annotations
 
@@ -25,7 +30,7 @@ from django.db.models import Q
 
 from annotation_tasks.exporters.base import CHUNK, id_list, iter_chunks, level_votes, majorities
 from annotation_tasks.importers.common import IMPORTED
-from annotation_tasks.importers.factscore import CROWD_KEY, LINE_KEYS, SENTENCE_KEYS
+from annotation_tasks.importers.factscore import CROWD_KEY, LINE_KEYS, SENTENCE_KEYS, SYSTEM_KEY
 from annotation_tasks.models import AdjudicatedLabel, Assignment, AtomicFact, Project, Response
 
 
@@ -36,6 +41,7 @@ def dumps(obj: Any) -> str:
 def export_lines(project: Project, *, chunk_size: int = CHUNK) -> Iterator[str]:
     """One JSON line (no newline) per response of the project, in response order."""
     responses = Response.objects.filter(project=project).select_related("source")
+    systems = len(responses.exclude(system="").order_by().values("system").distinct()[:2])
     for chunk in iter_chunks(responses, chunk_size):
         ids = [r.pk for r in chunk]
         facts: dict[int, list[AtomicFact]] = defaultdict(list)
@@ -52,11 +58,11 @@ def export_lines(project: Project, *, chunk_size: int = CHUNK) -> Iterator[str]:
                  "crowd": majorities([r for r in rows if r[2] not in experts])}
         adjudicated = AdjudicatedLabel.of_items("fact", id_list(fact_ids))
         for response in chunk:
-            yield dumps(_record(response, facts[response.pk], votes, adjudicated))
+            yield dumps(_record(response, facts[response.pk], votes, adjudicated, with_system=systems > 1))
 
 
 def _record(response: Response, facts: list[AtomicFact], votes: dict,
-            adjudicated: dict[int, AdjudicatedLabel] | None = None) -> dict[str, Any]:
+            adjudicated: dict[int, AdjudicatedLabel] | None = None, with_system: bool = False) -> dict[str, Any]:
     meta = response.metadata or {}
     by_sentence: dict[tuple[int, str], list[AtomicFact]] = defaultdict(list)
     for fact in facts:
@@ -78,6 +84,10 @@ def _record(response: Response, facts: list[AtomicFact], votes: dict,
     keys = meta.get("release_keys") or LINE_KEYS
     if "output" not in keys:  # the keys of another format's import (a QASem release line): not ours to copy
         keys, extra = LINE_KEYS, {}
+    if response.system.strip():  # the response's own system where the line had one, else after the other keys
+        values[SYSTEM_KEY] = response.system
+        if with_system and SYSTEM_KEY not in keys:
+            keys = [*keys, SYSTEM_KEY]
     return {k: values[k] if k in values else extra.get(k) for k in keys}
 
 

@@ -5,6 +5,8 @@ generation as text and {input, topic, cat, abstained} in metadata; sentences kee
 whether the human facts were null. Model facts become AtomicFact(kind="model"), human facts
 AtomicFact(kind="human") labelled S / NS / IR by one approved assignment of the imported expert worker.
 Key order and nulls are recorded so export writes each line back byte for byte.
+The system is the file's (its stem or --system) unless a line carries `system` (our export of a project with more
+than one system writes it): then that line's response is the line's system, and a topic may come once per system.
 Our own export of app-labelled work reads back too: a human fact whose `label` is null (nobody's counted vote)
 gets no label, and one an expert adjudicated (`label` = the decision, then `majority` = the crowd's and
 `adjudication` = its provenance) keeps the crowd's majority as the vote and the decision as an AdjudicatedLabel;
@@ -43,6 +45,7 @@ from annotation_tasks.models.projects import Protocol
 
 PROTOCOL = [Protocol.FACT_LABELING.value]
 LINE_KEYS = ("input", "output", "topic", "cat", "annotations")
+SYSTEM_KEY = "system"  # optional: the line's system (over the file's), kept in the key order, not in the extras
 SENTENCE_KEYS = ["text", "is-relevant", "model-atomic-facts", "human-atomic-facts"]
 CROWD_KEY = "crowd-atomic-facts"  # our export: the crowd's labels of an imported response's facts, kept as written
 LABELS = ("S", "NS", "IR")
@@ -86,14 +89,16 @@ class GenerationRecord:
 def read(path: Path, system: str) -> list[GenerationRecord]:
     """Every line of one file, validated; topics must be unique within the file."""
     records: list[GenerationRecord] = []
-    seen: dict[str, int] = {}
+    seen: dict[str, int] = {}  # response external id ("<system>:<topic>") → line
     errors = ErrorCollector()  # every bad line is reported (the first MAX_ERRORS listed), not only the first
     for lineno, obj in read_jsonl(path, errors):
         with errors.line():
             rec = parse_line(obj, Where(path.name, lineno), system)
-            if rec.topic in seen:
-                raise Where(path.name, lineno, "topic").error(f"topic {rec.topic!r} already on line {seen[rec.topic]}")
-            seen[rec.topic] = lineno
+            key = rec.response_external_id
+            if key in seen:
+                of = f" of system {rec.system!r}" if SYSTEM_KEY in rec.keys else ""
+                raise Where(path.name, lineno, "topic").error(f"topic {rec.topic!r}{of} already on line {seen[key]}")
+            seen[key] = lineno
             records.append(rec)
     errors.check()
     return records
@@ -104,7 +109,13 @@ def parse_line(obj: Any, where: Where, system: str) -> GenerationRecord:
     topic = require(obj, "topic", where, str)
     if not topic:
         raise where.child("topic").error("empty topic")
-    if len(system) > 200:
+    if SYSTEM_KEY in obj:  # the line's own system, over the file's
+        system = require(obj, SYSTEM_KEY, where, str)
+        if not system.strip():
+            raise where.child(SYSTEM_KEY).error("empty system name")
+        if len(system) > 200:
+            raise where.child(SYSTEM_KEY).error("system name longer than 200 characters")
+    elif len(system) > 200:
         raise Where(where.file, None, "system").error("system name longer than 200 characters")
     if len(f"{system}:{topic}") > 255:
         raise where.child("topic").error("system and topic together are longer than 255 characters")
@@ -116,7 +127,7 @@ def parse_line(obj: Any, where: Where, system: str) -> GenerationRecord:
         topic=topic,
         cat=obj.get("cat"),
         keys=list(obj.keys()),
-        extra={k: v for k, v in obj.items() if k not in LINE_KEYS},
+        extra={k: v for k, v in obj.items() if k not in LINE_KEYS and k != SYSTEM_KEY},
     )
     annotations = require(obj, "annotations", where, list, allow_none=True)
     if annotations is not None:
