@@ -30,7 +30,8 @@ def test_factscore_export_of_a_qasem_release_project(demo):
     rows = _lines(qasem, "factscore")
     texts = sorted(qasem.responses.values_list("text", flat=True))
     assert sorted(r["output"] for r in rows) == texts
-    assert all(set(r) == {"input", "output", "topic", "cat", "annotations"} for r in rows)
+    # the demo's two systems: each line names its own (`system`), so the export imports back
+    assert all(set(r) == {"input", "output", "topic", "cat", "annotations", "system"} for r in rows)
     assert all(isinstance(r["annotations"], list) and r["annotations"] for r in rows)
 
 

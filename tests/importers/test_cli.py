@@ -101,4 +101,10 @@ def test_cli_round_trip_of_the_shared_files_is_byte_identical(tmp_path):
     run("import_factscore", *map(str, files), "--project", "factscore")
     out = tmp_path / "fs.out.jsonl"
     run("export", "--project", "factscore", "--format", "factscore", "-o", str(out))
-    assert out.read_bytes() == b"".join(f.read_bytes() for f in files)
+    # two systems in one project: each line as the file has it, with its system (the file's stem) after its keys
+    assert out.read_bytes() == b"".join(line[:-2] + b', "system": "' + f.stem.encode() + b'"}\n'
+                                        for f in files for line in f.read_bytes().splitlines(keepends=True))
+    run("import_factscore", str(out), "--project", "factscore-again")
+    again = tmp_path / "fs.again.jsonl"
+    run("export", "--project", "factscore-again", "--format", "factscore", "-o", str(again))
+    assert again.read_bytes() == out.read_bytes()
