@@ -239,3 +239,33 @@ describe('Adjudicate keeps what is not confirmed yet', () => {
     w.unmount()
   })
 })
+
+describe('Adjudicate confirms once', () => {
+  it('a second Enter or click while the decision is on its way writes nothing more and skips no item', async () => {
+    const posts = []
+    let answer
+    const slow = vi.fn(async (url, init = {}) => {
+      if (init.method === 'POST') {
+        const body = JSON.parse(init.body)
+        posts.push(body)
+        await new Promise((r) => { answer = r })
+        return new Response(JSON.stringify({ id: 7, label: body.label, reason: '', version: posts.length, decided_by: 'me', decided_at: '2026-01-01T00:00:00Z' }), { status: 201 })
+      }
+      return serve([])(url, init)
+    })
+    vi.stubGlobal('fetch', slow)
+    const w = mount(Adjudicate, { props: { project: { id: 5 } }, attachTo: document.body })
+    await flushPromises()
+    key('s'); await flushPromises()
+    const box = w.find('[data-testid=reason]').element
+    key('Enter', box); key('Enter', box)
+    await w.find('[data-testid=adj-confirm]').trigger('click')
+    await flushPromises()
+    expect(posts.length).toBe(1)
+    expect(w.find('[data-testid=adj-confirm]').attributes('disabled')).toBeDefined()
+    answer(); await flushPromises()
+    expect(posts.length).toBe(1)
+    expect(current(w)).toBe('qa:2') // the next item, not the one after it
+    w.unmount()
+  })
+})

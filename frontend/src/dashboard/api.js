@@ -11,9 +11,17 @@ function cookie(name) {
   return match ? decodeURIComponent(match.slice(name.length + 1)) : ''
 }
 
+// An HTML error page (a proxy's 502, a server's 500 page) said in words, not shown as markup: its title if any.
+function htmlPageMessage(text, status) {
+  const title = /<title[^>]*>([^<]{1,200})<\/title>/i.exec(text)?.[1]?.trim()
+  const what = title ? (title.includes(String(status)) ? title : `${status} ${title}`) : String(status)
+  return `HTTP ${what}: the server could not answer; try again in a moment`
+}
+
 // DRF errors come as {detail}, {field: [msgs]}, or lists; make one readable line of them.
 export function errorMessage(data, status) {
   if (!data) return `HTTP ${status}`
+  if (typeof data === 'string' && /^\s*<(!doctype|html|head|body|title|h1|p)\b/i.test(data)) return htmlPageMessage(data, status)
   if (typeof data === 'string') return data.slice(0, 300) || `HTTP ${status}`
   if (Array.isArray(data)) return data.map((d) => errorMessage(d, status)).join('; ')
   if (data.detail && Object.keys(data).length === 1) return String(data.detail)
