@@ -2,7 +2,7 @@
 export) live in operations.py; they are routed under /api/projects/<id>/ too."""
 from __future__ import annotations
 
-from django.db import transaction
+from django.db import IntegrityError, transaction
 from django.urls import reverse
 from drf_spectacular.utils import extend_schema, inline_serializer
 from rest_framework import serializers, status, viewsets
@@ -20,9 +20,16 @@ from annotation_tasks.api.serializers import (
     MembershipSerializer,
     ProjectSerializer,
 )
-from annotation_tasks.models import ProjectMembership
+from annotation_tasks.models import Project, ProjectMembership
 from annotation_tasks.services import monitoring, projects
 from annotation_tasks.services.tokens import INVITE_MAX_AGE_S, invite_token
+
+
+def _name_taken_message() -> str:
+    """The message of the serializer's own unique check on `name` (DRF's UniqueValidator), word for word."""
+    field = Project._meta.get_field("name")
+    return str(field.error_messages["unique"] % {
+        "model_name": Project._meta.verbose_name, "field_label": field.verbose_name})
 
 
 class ProjectViewSet(ProjectOperationsMixin, viewsets.ModelViewSet):
@@ -66,12 +73,22 @@ class ProjectViewSet(ProjectOperationsMixin, viewsets.ModelViewSet):
         return self.get_paginated_response(data) if page is not None else Response(data)
 
     def perform_create(self, serializer: ProjectSerializer) -> None:
-        """The creator becomes the project's first researcher."""
-        with transaction.atomic():
-            project = serializer.save()
-            ProjectMembership.objects.create(
-                project=project, user=self.request.user, role=ProjectMembership.Role.RESEARCHER
-            )
+        """The creator becomes the project's first researcher.
+
+        The serializer's "already exists" check and the insert are not one step: two requests with the same name
+        (a double click) can both pass the check, and the second insert then breaks the unique constraint. That
+        is the same 400 on `name` as the check's, not a 500. The savepoint (atomic) is left before the error is
+        handled, so the request's transaction stays usable."""
+        try:
+            with transaction.atomic():
+                project = serializer.save()
+                ProjectMembership.objects.create(
+                    project=project, user=self.request.user, role=ProjectMembership.Role.RESEARCHER
+                )
+        except IntegrityError as exc:
+            if not Project.objects.filter(name=serializer.validated_data.get("name")).exists():
+                raise  # another constraint: not a name taken meanwhile
+            raise serializers.ValidationError({"name": [_name_taken_message()]}) from exc
 
     @extend_schema(request=MembershipSerializer, responses=MembershipSerializer(many=True))
     @action(detail=True, methods=["get", "post"], serializer_class=MembershipSerializer, pagination_class=None)

@@ -67,3 +67,30 @@ def test_the_labelled_demo_study_shows_its_report_and_queue(live_server, page, d
     page.locator('[data-tab="adjudicate"]').click()
     expect(page.get_by_test_id("queue-row")).to_have_count(split)
     shot(page, "study-adjudicate")
+
+
+def test_unsaved_protocol_edits_come_back_after_a_tab_switch_and_a_reload(live_server, page, dashboard_js, shot):
+    """The Protocol tab keeps what was typed and not saved (an audit lost it on switching tab or reloading): restored
+    with a note, saved or discarded by the researcher."""
+    call_command("load_demo", stdout=io.StringIO())
+    demo = Project.objects.get(name="Demo")
+    page.goto(f"{live_server.url}/")
+    page.fill("input[name=username]", "demo")
+    page.fill("input[name=password]", "demo")
+    page.keyboard.press("Enter")
+    page.get_by_role("link", name="Demo", exact=True).click()
+    page.locator('[data-tab="setup"]').click()
+    card = page.get_by_test_id("protocol-card")
+    card.locator("input[name=description]").fill("Typed, not saved")
+    page.locator('[data-tab="data"]').click()
+    page.locator('[data-tab="setup"]').click()
+    expect(page.get_by_test_id("draft-restored")).to_be_visible()
+    expect(card.locator("input[name=description]")).to_have_value("Typed, not saved")
+    page.reload()
+    expect(page.get_by_test_id("protocol-card").locator("input[name=description]")).to_have_value("Typed, not saved")
+    shot(page, "setup-draft")
+    assert Project.objects.get(pk=demo.pk).description != "Typed, not saved"  # nothing saved behind the user's back
+    page.get_by_test_id("protocol-card").get_by_role("button", name="Save protocol").click()
+    expect(page.get_by_test_id("draft-restored")).to_have_count(0)
+    page.wait_for_function(f"() => !localStorage.getItem('factcrowd.setup.{demo.pk}')")
+    assert Project.objects.get(pk=demo.pk).description == "Typed, not saved"
