@@ -56,7 +56,10 @@ class ProjectOperationsMixin:
             raise ValidationError({"file": str(exc)}) from exc
         return Response(JobSerializer(job).data, status=status.HTTP_202_ACCEPTED)
 
-    @extend_schema(request=ParseRequestSerializer, responses={202: JobSerializer})
+    @extend_schema(request=ParseRequestSerializer, responses={
+        202: JobSerializer,
+        409: OpenApiResponse(description="A parse Job of the project is queued or running: {detail, job}."),
+    })
     @action(detail=True, methods=["post"], pagination_class=None, filter_backends=[])
     def parse(self, request: Request, pk: str | None = None) -> Response:
         """Start parsing the project's unparsed responses (QASem QAs, spans); watch the Job's progress."""
@@ -68,6 +71,8 @@ class ProjectOperationsMixin:
         try:
             job = parsing.start_parse_job(project, backend=payload.validated_data["backend"] or None, user=request.user,
                                           only_unparsed=not payload.validated_data["reparse"])
+        except parsing.ParseRunning as exc:
+            return Response({"detail": str(exc), "job": JobSerializer(exc.job).data}, status=status.HTTP_409_CONFLICT)
         except ValueError as exc:
             raise ValidationError({"backend": str(exc)}) from exc
         return Response(JobSerializer(job).data, status=status.HTTP_202_ACCEPTED)

@@ -196,7 +196,7 @@ def claim(job_id: int) -> Job | None:
     now = timezone.now()
     claimed = (
         Job.objects.filter(pk=job_id)
-        .filter(Q(status=Job.Status.QUEUED) | _stalled_q(now))
+        .filter(Q(status=Job.Status.QUEUED) | stalled_q(now))
         .update(status=Job.Status.RUNNING, started_at=Coalesce(F("started_at"), Value(now)), heartbeat_at=now,
                 error="", finished_at=None)
     )
@@ -255,7 +255,7 @@ def queue_stall_after() -> timedelta:
     return timedelta(seconds=float(getattr(settings, "JOB_QUEUE_STALL_SECONDS", 600.0)))
 
 
-def _stalled_q(now: datetime) -> Q:
+def stalled_q(now: datetime) -> Q:
     """Running, and no sign of life (heartbeat, else start) for longer than JOB_STALL_SECONDS; or queued and not
     claimed for JOB_QUEUE_STALL_SECONDS since it was queued (heartbeat_at: when resume queued it again, else its
     creation): its broker message was lost."""
@@ -327,7 +327,7 @@ def resume(job: Job, *, queue: bool = True) -> Job:
     now = timezone.now()
     changed = (
         Job.objects.filter(pk=job.pk)
-        .filter(Q(status__in=[Job.Status.FAILED, Job.Status.QUEUED]) | _stalled_q(now))
+        .filter(Q(status__in=[Job.Status.FAILED, Job.Status.QUEUED]) | stalled_q(now))
         .update(status=Job.Status.QUEUED, error="", finished_at=None, heartbeat_at=now)  # queued again: now
     )
     if changed and queue:
@@ -338,7 +338,7 @@ def resume(job: Job, *, queue: bool = True) -> Job:
 
 def stalled_jobs():
     """Running Jobs without a heartbeat for JOB_STALL_SECONDS."""
-    return Job.objects.filter(_stalled_q(timezone.now()))
+    return Job.objects.filter(stalled_q(timezone.now()))
 
 
 def resume_stalled() -> list[int]:

@@ -69,6 +69,22 @@ def unparsed_responses(project: Project):
     )
 
 
+class ParseRunning(ValueError):
+    """A parse Job of the project is queued or running (not stalled): a second would parse the same responses."""
+
+    def __init__(self, job: Job) -> None:
+        self.job = job
+        super().__init__(f"parse job {job.pk} of this project is {job.status}; wait for it to end (a stalled one can "
+                         f"be resumed: manage.py resume {job.pk})")
+
+
+def running_parse_job(project: Project) -> Job | None:
+    """The project's parse Job that is queued or running and not stalled, if any."""
+    active = Job.objects.filter(project=project, kind=Job.Kind.PARSE,
+                                status__in=[Job.Status.QUEUED, Job.Status.RUNNING])
+    return active.exclude(jobs.stalled_q(timezone.now())).order_by("id").first()
+
+
 def start_parse_job(project: Project, backend: str | None = None, user: Any = None, *, queue: bool = True,
                     only_unparsed: bool = False) -> Job:
     """Create a parse Job for every response of `project` and queue it once the transaction commits.
@@ -81,6 +97,8 @@ def start_parse_job(project: Project, backend: str | None = None, user: Any = No
     missing = registry.missing_settings(name, _setting)
     if missing:
         raise ValueError(f"the {name} backend needs {', '.join(missing)}")
+    if queue and (running := running_parse_job(project)) is not None:  # a double click, or a second CLI call
+        raise ParseRunning(running)
     return jobs.start(
         project,
         Job.Kind.PARSE,

@@ -85,3 +85,26 @@ def test_an_interrupted_start_parsing_job_resumes_with_the_same_responses(setup,
     job.refresh_from_db()
     assert job.status == "done" and (job.done, job.total) == (2, 2)
     assert set(Response.objects.filter(parsed_at__isnull=False).values_list("external_id", flat=True)) == {"new", "new2"}
+
+
+def test_a_second_start_while_a_parse_runs_is_a_409_naming_it(setup, settings):
+    """A double click (or a second CLI call) must not start a second parse of the same responses; a stalled Job
+    does not block a new one (it waits for `resume`)."""
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    project, client, _, _ = setup
+    first = client.post(f"/api/projects/{project.pk}/parse/", {}, format="json")  # queued: no commit callbacks here
+    assert first.status_code == 202
+    again = client.post(f"/api/projects/{project.pk}/parse/", {}, format="json")
+    assert again.status_code == 409, again.content
+    assert again.json()["job"]["id"] == first.json()["id"] and "wait for it" in again.json()["detail"]
+    assert Job.objects.filter(project=project, kind="parse").count() == 1
+
+    Job.objects.filter(pk=first.json()["id"]).update(status="running", started_at=timezone.now(),
+                                                     heartbeat_at=timezone.now())
+    assert client.post(f"/api/projects/{project.pk}/parse/", {}, format="json").status_code == 409
+    stale = timezone.now() - timedelta(seconds=settings.JOB_STALL_SECONDS + 60)
+    Job.objects.filter(pk=first.json()["id"]).update(heartbeat_at=stale, started_at=stale)
+    assert client.post(f"/api/projects/{project.pk}/parse/", {}, format="json").status_code == 202
