@@ -40,6 +40,15 @@ def test_demo_user_annotates_from_the_dashboard(live_server, page, dashboard_js,
     shot(page, "started")
 
 
+def _open_demo_project(page, base: str, name: str) -> None:
+    """Log in as the demo user (make run's) and open one of the demo projects from the project list."""
+    page.goto(f"{base}/")
+    page.fill("input[name=username]", "demo")
+    page.fill("input[name=password]", "demo")
+    page.keyboard.press("Enter")
+    page.get_by_role("link", name=name, exact=True).click()
+
+
 def test_the_labelled_demo_study_shows_its_report_and_queue(live_server, page, dashboard_js, shot):
     """The finished demo study is explorable at once: its report has each system's consistency (as the report
     service computes it from the imported votes) and Adjudicate lists every split item."""
@@ -52,11 +61,7 @@ def test_the_labelled_demo_study_shows_its_report_and_queue(live_server, page, d
     split = adjudication.queue(study, {})["count"]
     assert len(expected) == 2 and split > 0
 
-    page.goto(f"{live_server.url}/")
-    page.fill("input[name=username]", "demo")
-    page.fill("input[name=password]", "demo")
-    page.keyboard.press("Enter")
-    page.get_by_role("link", name="Demo study (labelled)", exact=True).click()
+    _open_demo_project(page, live_server.url, "Demo study (labelled)")
     page.locator('[data-tab="report"]').click()
     rows = page.get_by_test_id("consistency-table").locator("tbody tr")
     expect(rows).to_have_count(len(expected))
@@ -74,11 +79,7 @@ def test_unsaved_protocol_edits_come_back_after_a_tab_switch_and_a_reload(live_s
     with a note, saved or discarded by the researcher."""
     call_command("load_demo", stdout=io.StringIO())
     demo = Project.objects.get(name="Demo")
-    page.goto(f"{live_server.url}/")
-    page.fill("input[name=username]", "demo")
-    page.fill("input[name=password]", "demo")
-    page.keyboard.press("Enter")
-    page.get_by_role("link", name="Demo", exact=True).click()
+    _open_demo_project(page, live_server.url, "Demo")
     page.locator('[data-tab="setup"]').click()
     card = page.get_by_test_id("protocol-card")
     card.locator("input[name=description]").fill("Typed, not saved")

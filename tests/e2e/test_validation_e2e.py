@@ -13,13 +13,19 @@ from tests.validation_gate.conftest import make_project
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
-def test_validation_by_keyboard_then_the_gate_opens(live_server, new_page, dashboard_js, shot, django_user_model):
+def _open_the_gate_link(live_server, new_page, django_user_model):
+    """An expert's project whose batch is held by undecided QAs, and the gate's link open on the first QA."""
     researcher = django_user_model.objects.create_user("expert", password="pw")
     project, batch = make_project(researcher)
     (gate,) = [b for b in publish_blockers(batch) if b.code == "undecided_qas"]
     page = researcher_page(new_page, live_server.url, "expert")
     page.goto(live_server.url + gate.link)
     page.locator("tr.cursor[data-testid=qa-row]").wait_for()
+    return project, batch, page
+
+
+def test_validation_by_keyboard_then_the_gate_opens(live_server, new_page, dashboard_js, shot, django_user_model):
+    project, batch, page = _open_the_gate_link(live_server, new_page, django_user_model)
     rows = page.get_by_test_id("qa-row")
     first, second, third = (int(rows.nth(i).get_attribute("data-qa")) for i in range(3))
 
@@ -61,12 +67,7 @@ def test_decisions_made_while_the_server_is_unreachable_are_kept_and_saved_once_
         live_server, new_page, dashboard_js, shot, django_user_model):
     """An outage during validation: the page says the decisions are not saved (not "All decisions saved"), the browser
     asks before leaving, and the decisions reach the server once it answers again (found by an audit: they were lost)."""
-    researcher = django_user_model.objects.create_user("expert", password="pw")
-    project, batch = make_project(researcher)
-    (gate,) = [b for b in publish_blockers(batch) if b.code == "undecided_qas"]
-    page = researcher_page(new_page, live_server.url, "expert")
-    page.goto(live_server.url + gate.link)
-    page.locator("tr.cursor[data-testid=qa-row]").wait_for()
+    project, batch, page = _open_the_gate_link(live_server, new_page, django_user_model)
     rows = page.get_by_test_id("qa-row")
     ids = [int(rows.nth(i).get_attribute("data-qa")) for i in range(3)]
 
