@@ -27,13 +27,13 @@ def printable(text: str) -> str:
     return text.encode("utf-8", "backslashreplace").decode("utf-8").replace("\x00", "\\u0000")
 
 
-def walk_strings(value: Any, path: str = "") -> Iterator[tuple[str, str]]:
+def walk_json(value: Any, path: str = "") -> Iterator[tuple[str, Any]]:
+    """(path, value) of each leaf (string, number, boolean, null) and each string key of a parsed JSON value,
+    depth-first in document order."""
     stack = [(value, path)]
     while stack:
         item, where = stack.pop()
-        if isinstance(item, str):  # (path, text) for each string and key, depth-first in document order
-            yield where, item
-        elif isinstance(item, dict):
+        if isinstance(item, dict):
             for key, child in reversed(list(item.items())):
                 name = printable(str(key))
                 child_path = f"{where}.{name}" if where else name
@@ -42,6 +42,13 @@ def walk_strings(value: Any, path: str = "") -> Iterator[tuple[str, str]]:
                 stack.append((child, child_path))
         elif isinstance(item, list):
             stack.extend((child, f"{where}[{i}]") for i, child in reversed(list(enumerate(item))))
+        else:
+            yield where, item
+
+
+def walk_strings(value: Any, path: str = "") -> Iterator[tuple[str, str]]:
+    """(path, text) for each string and key of a parsed JSON value, depth-first in document order."""
+    return ((where, item) for where, item in walk_json(value, path) if isinstance(item, str))
 
 
 def json_text_problem(value: Any, path: str = "") -> tuple[str, str] | None:

@@ -23,7 +23,7 @@ from annotation_tasks.models import Assignment, Unit
 from annotation_tasks.protocols import Errors, Shown, Submission, UnknownProtocol, get_protocol, label_levels, payload
 from annotation_tasks.services import queue, routing
 from annotation_tasks.services.tokens import BadToken, read_assignment_token, read_preview_token
-from annotation_tasks.textcheck import json_text_problem, printable
+from annotation_tasks.textcheck import json_text_problem, walk_json
 
 
 class WorkError(Exception):
@@ -258,17 +258,8 @@ def _version(value: Any) -> int | None:
 
 def _non_finite_at(value: Any, path: str) -> str | None:
     """The path of the first infinite or NaN number in a parsed JSON value, in document order, else None."""
-    stack = [(value, path)]
-    while stack:
-        item, where = stack.pop()
-        if isinstance(item, float) and not math.isfinite(item):
-            return where or "(body)"
-        if isinstance(item, dict):
-            stack.extend((child, f"{where}.{printable(str(key))}" if where else printable(str(key)))
-                         for key, child in reversed(list(item.items())))
-        elif isinstance(item, list):
-            stack.extend((child, f"{where}[{i}]") for i, child in reversed(list(enumerate(item))))
-    return None
+    found = (where for where, item in walk_json(value, path) if isinstance(item, float) and not math.isfinite(item))
+    return next((where or "(body)" for where in found), None)
 
 
 NOT_FINITE = "must be a finite number (JSON has no infinity or NaN: 1e999 reads as infinity)"
