@@ -10,7 +10,6 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 
 
-# -- a batch's settings: what the API accepts, and how readers read values stored before it checked them -----------
 @dataclass(frozen=True)
 class Bound:
     """The numbers a batch setting may hold: from `low` to `high`, both included; whole ones only where `whole`."""

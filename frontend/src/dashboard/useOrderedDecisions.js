@@ -16,6 +16,11 @@ export function isTransient(error) {
   return status >= 500 || status === 408 || status === 429
 }
 
+/** What an expert screen says while `n` decisions wait for the server to be reachable again. */
+export function unsavedMessage(n) {
+  return `${n} decision${n === 1 ? '' : 's'} not saved: the server cannot be reached; trying again (do not close the page)`
+}
+
 const RETRY_FIRST_MS = 2000
 const RETRY_MAX_MS = 30000
 
