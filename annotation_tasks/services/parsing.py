@@ -97,16 +97,18 @@ def start_parse_job(project: Project, backend: str | None = None, user: Any = No
     missing = registry.missing_settings(name, _setting)
     if missing:
         raise ValueError(f"the {name} backend needs {', '.join(missing)}")
-    if queue and (running := running_parse_job(project)) is not None:  # a double click, or a second CLI call
-        raise ParseRunning(running)
-    return jobs.start(
-        project,
-        Job.Kind.PARSE,
-        params={"backend": name, **({"only_unparsed": True} if only_unparsed else {})},
-        total=(unparsed_responses(project) if only_unparsed else project.responses).count(),
-        user=user,
-        queue=queue,
-    )
+    with transaction.atomic():  # the project's row locked (PostgreSQL): two starts 1 ms apart see each other's Job
+        list(Project.objects.select_for_update().filter(pk=project.pk).values_list("pk"))
+        if queue and (running := running_parse_job(project)) is not None:  # a double click, a second CLI call
+            raise ParseRunning(running)
+        return jobs.start(
+            project,
+            Job.Kind.PARSE,
+            params={"backend": name, **({"only_unparsed": True} if only_unparsed else {})},
+            total=(unparsed_responses(project) if only_unparsed else project.responses).count(),
+            user=user,
+            queue=queue,
+        )
 
 
 def resume_parse_job(job: Job, *, queue: bool = True) -> Job:
